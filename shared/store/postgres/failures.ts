@@ -1,0 +1,63 @@
+/**
+ * What a failure from pg means to the store. PostgreSQL reports SQLSTATE codes
+ * (`err.code`, five characters); Node's sockets report errno names (`ECONNREFUSED`);
+ * pg itself throws plain Errors for a few connection states, told apart by message.
+ */
+export type FailureKind =
+  /** The server cannot be reached or dropped the connection: worth a few more tries. */
+  | 'connection'
+  /** The server answered but will not serve us (password, missing database, privilege): no retry helps. */
+  | 'refused'
+  /** Another transaction won a conflict (serialization failure, deadlock): run the transaction again. */
+  | 'conflict'
+  /** A lock was held past `lock_timeout`: the store is busy beyond the wait limit. */
+  | 'lock-timeout'
+  /** Anything else: a bug in a statement, raised to the caller as it is. */
+  | 'other';
+
+const SOCKET_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOENT', // a unix socket path that does not exist (server not started)
+]);
+
+// Errors pg raises without a code when a connection ends or never starts.
+const PG_CONNECTION_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error',
+  'Client was closed and is not queryable',
+  'connection timeout',
+];
+
+/** Sorts a thrown value into one of the kinds above. */
+export function classifyFailure(err: unknown): FailureKind {
+  const code = typeof (err as { code?: unknown })?.code === 'string' ? (err as { code: string }).code : '';
+  const message = err instanceof Error ? err.message : String(err);
+  if (code === '40001' || code === '40P01') return 'conflict';
+  if (code === '55P03') return 'lock-timeout';
+  if (SOCKET_ERRNOS.has(code)) return 'connection';
+  // Class 08: connection exception. 57P01..57P03: the server is shutting down or
+  // starting up. 53300: too many connections, which frees up on its own.
+  if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300') {
+    return 'connection';
+  }
+  // Class 28: bad password or role. 3D000: no such database. 42501: no privilege.
+  if (code.startsWith('28') || code === '3D000' || code === '42501') return 'refused';
+  if (!code && PG_CONNECTION_MESSAGES.some((m) => message.includes(m))) return 'connection';
+  return 'other';
+}
+
+/** One line for a person: the server's message, with its SQLSTATE or errno when there is one. */
+export function describeFailure(err: unknown): string {
+  const code = (err as { code?: unknown })?.code;
+  const message = err instanceof Error ? err.message : String(err);
+  return typeof code === 'string' && code && !message.includes(code) ? `${message} (${code})` : message;
+}

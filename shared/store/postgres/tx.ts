@@ -1,0 +1,56 @@
+import type pg from 'pg';
+import type { Row, SqlValue, Tx } from '../store.js';
+import { POSTGRES_DIALECT } from './dialect.js';
+import { toNumbered } from './placeholders.js';
+
+/**
+ * The database clock in integer milliseconds. Every process of a team reads leases
+ * against this one clock, so a machine whose own clock is off by minutes still agrees
+ * with the others on when a lease expires.
+ */
+export const DATABASE_NOW_SQL = `SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint AS now`;
+
+/**
+ * One transaction on one pooled connection: the rules' `?` statements, numbered for
+ * PostgreSQL. Usable only while the store's `read` or `write` that made it runs.
+ */
+export class PostgresTx implements Tx {
+  readonly dialect = POSTGRES_DIALECT;
+  private finished = false;
+
+  constructor(
+    private readonly client: pg.ClientBase,
+    readonly now: number,
+    private readonly writable: boolean,
+  ) {}
+
+  async all<T = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+    const result = await this.query(sql, params);
+    return result.rows as T[];
+  }
+
+  async get<T = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
+    const result = await this.query(sql, params);
+    return result.rows[0] as T | undefined;
+  }
+
+  async run(sql: string, params: readonly SqlValue[] = []): Promise<{ changes: number }> {
+    if (!this.writable) throw new Error(`A read transaction cannot change data: ${sql}`);
+    const result = await this.query(sql, params);
+    return { changes: result.rowCount ?? 0 };
+  }
+
+  /** Called by the store when the transaction ends: a statement sent later is a bug. */
+  finish(): void {
+    this.finished = true;
+  }
+
+  private query(sql: string, params: readonly SqlValue[]): Promise<pg.QueryResult> {
+    if (this.finished) throw new Error(`Statement after its transaction ended: ${sql}`);
+    const numbered = toNumbered(sql);
+    if (numbered.count !== params.length) {
+      throw new Error(`The statement has ${numbered.count} placeholders but ${params.length} values: ${sql}`);
+    }
+    return this.client.query(numbered.text, params as SqlValue[]);
+  }
+}
