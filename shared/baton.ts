@@ -1,0 +1,467 @@
+import { systemRandom, type RandomSource } from './clock.js';
+import type { BatonConfig } from './config.js';
+import { StoreUnavailableError } from './errors.js';
+import { readGitState } from './git.js';
+import type * as In from './inputs.js';
+import { LIMITS } from './limits.js';
+import { fail, ok, type Result } from './result.js';
+import { listEvents, recordEvent } from './rules/activity.js';
+import { addComment, listComments } from './rules/comments.js';
+import { claimNext, claimResult, readyIssues, rememberRequest, replayRequest } from './rules/dispatch.js';
+import { finish, judge, releaseByOperator, releaseLease, submit } from './rules/finish.js';
+import { findIssue, findIssueById, issueView, loadCheckpoint, loadRelations, summaries, touchIssue } from './rules/issues.js';
+import { authorize, claim, getLease, holderOf, isLive, type LeaseContext, leaseView, renew, SessionTokens, sweepExpired } from './rules/leases.js';
+import { listIssues } from './rules/listing.js';
+import { changeRelation } from './rules/relations.js';
+import { type CheckpointRow, iso, type IssueRow, type LeaseRow, placeholders, toCheckpoint } from './rules/rows.js';
+import { createIssue, updateIssue } from './rules/tracking.js';
+import type { Store, Tx } from './store/store.js';
+import type * as T from './types.js';
+import { check } from './validate.js';
+
+export interface BatonDeps {
+  store: Store;
+  caller: T.Caller;
+  config: BatonConfig;
+  random?: RandomSource;
+  /** Reads HEAD, branch and changed paths of a worktree for checkpoints. */
+  git?: (worktree: string) => Promise<T.GitState | null>;
+}
+
+/** Default number of expired leases one sweep clears. */
+export const SWEEP_BATCH = 100;
+
+/**
+ * Baton's operations for one session: every tool of PROTOCOL.md section 5 and what people,
+ * renewers and servers need besides. Each validates its input, runs as one transaction of
+ * the store and answers a `Result`; a refusal changes nothing.
+ */
+export class Baton {
+  readonly caller: T.Caller;
+  readonly config: BatonConfig;
+  private readonly store: Store;
+  private readonly random: RandomSource;
+  private readonly git: (worktree: string) => Promise<T.GitState | null>;
+  private readonly tokens = new SessionTokens();
+
+  constructor(deps: BatonDeps) {
+    this.store = deps.store;
+    this.caller = deps.caller;
+    this.config = deps.config;
+    this.random = deps.random ?? systemRandom;
+    this.git = deps.git ?? readGitState;
+  }
+
+  get leaseSeconds(): number {
+    return this.config.leaseSeconds;
+  }
+
+  private get ctx(): LeaseContext {
+    return { caller: this.caller, leaseMs: this.config.leaseSeconds * 1000, random: this.random, tokens: this.tokens };
+  }
+
+  private async write<R>(fn: (tx: Tx) => Promise<Result<R>>): Promise<Result<R>> {
+    try {
+      return await this.store.write(fn);
+    } catch (error) {
+      return unavailable(error);
+    }
+  }
+
+  private async read<R>(fn: (tx: Tx) => Promise<Result<R>>): Promise<Result<R>> {
+    try {
+      return await this.store.read(fn);
+    } catch (error) {
+      return unavailable(error);
+    }
+  }
+
+  /** Runs `fn` on the issue's row (locked) once the lease check passed. */
+  private withLease<R>(input: In.LeaseInput, fn: (tx: Tx, issue: IssueRow, lease: LeaseRow) => Promise<Result<R>>): Promise<Result<R>> {
+    return this.write(async (tx) => {
+      const found = await findIssue(tx, input.key, true);
+      if (!found.ok) return found;
+      const lease = await authorize(tx, found.value, input.claimToken, this.caller);
+      if (!lease.ok) return lease;
+      return fn(tx, found.value, lease.value);
+    });
+  }
+
+  private async issueAnswer(tx: Tx, id: number): Promise<Result<{ issue: T.Issue }>> {
+    return ok({ issue: await issueView(tx, await findIssueById(tx, id)) });
+  }
+
+  // Dispatch and leases
+
+  async nextIssue(input: In.NextIssueInput): Promise<Result<T.ClaimResult | null>> {
+    const valid = check().labels('labels', input.labels).oneOf('role', input.role, ['worker', 'reviewer']).text('requestId', input.requestId, LIMITS.requestId).done();
+    if (!valid.ok) return valid;
+    const claimed = await this.claimReady(input.role ?? 'worker', input.labels ?? [], 1, input.requestId);
+    return claimed.ok ? ok(claimed.value[0] ?? null) : claimed;
+  }
+
+  async nextBatch(input: In.NextBatchInput): Promise<Result<{ items: T.ClaimResult[] }>> {
+    const valid = check().int('max', input.max, 1, LIMITS.batchMax).labels('labels', input.labels).text('requestId', input.requestId, LIMITS.requestId).done();
+    if (!valid.ok) return valid;
+    const claimed = await this.claimReady('worker', input.labels ?? [], input.max, input.requestId);
+    return claimed.ok ? ok({ items: claimed.value }) : claimed;
+  }
+
+  private claimReady(role: T.Role, labels: string[], max: number, requestId?: string): Promise<Result<T.ClaimResult[]>> {
+    return this.write(async (tx) => {
+      if (requestId !== undefined) {
+        const replayed = await replayRequest(tx, this.ctx, requestId);
+        if (replayed) return replayed;
+      }
+      const results = await claimNext(tx, this.ctx, role, labels.map((l) => l.trim()), max);
+      if (requestId !== undefined) await rememberRequest(tx, this.ctx, requestId, results);
+      return ok(results);
+    });
+  }
+
+  async claimIssue(input: In.ClaimIssueInput): Promise<Result<T.ClaimResult>> {
+    const valid = check().key('key', input.key).token('claimToken', input.claimToken, false).oneOf('role', input.role, ['worker', 'reviewer']).done();
+    if (!valid.ok) return valid;
+    return this.write(async (tx) => {
+      const found = await findIssue(tx, input.key, true);
+      if (!found.ok) return found;
+      const claimed = await claim(tx, found.value, input.role ?? 'worker', this.ctx, input.claimToken);
+      if (!claimed.ok) return claimed;
+      return ok(await claimResult(tx, found.value.id, claimed.value));
+    });
+  }
+
+  async checkClaim(input: In.CheckClaimInput): Promise<Result<T.ClaimStatus>> {
+    const valid = check().key('key', input.key).token('claimToken', input.claimToken, false).done();
+    if (!valid.ok) return valid;
+    return this.read<T.ClaimStatus>(async (tx) => {
+      const found = await findIssue(tx, input.key);
+      if (!found.ok) return found;
+      const lease = await getLease(tx, found.value.id);
+      if (!isLive(lease, tx.now)) {
+        return ok({ held: false, youHold: false, holder: null, claimedAt: null, expiresAt: null, lastRenewedAt: null, renewer: null, fence: null, secondsLeft: null });
+      }
+      const mine = lease.session === this.caller.session;
+      const tokenMatches = input.claimToken === undefined || (await authorize(tx, found.value, input.claimToken, this.caller)).ok;
+      return ok({
+        held: true,
+        youHold: mine && tokenMatches,
+        holder: holderOf(lease, this.caller),
+        claimedAt: iso(lease.claimed_at),
+        expiresAt: iso(lease.expires_at),
+        lastRenewedAt: iso(lease.last_renewed_at),
+        renewer: lease.renewer,
+        fence: Number(lease.fence),
+        secondsLeft: Math.max(0, Math.floor((Number(lease.expires_at) - tx.now) / 1000)),
+      });
+    });
+  }
+
+  async heartbeat(input: In.LeaseInput): Promise<Result<{ lease: T.Lease }>> {
+    const valid = check().key('key', input.key).token('claimToken', input.claimToken, true).done();
+    if (!valid.ok) return valid;
+    return this.withLease(input, async (tx, issue, lease) => ok({ lease: leaseView(issue.key, await renew(tx, lease, this.ctx.leaseMs), input.claimToken) }));
+  }
+
+  async checkpoint(input: In.CheckpointInput): Promise<Result<{ lease: T.Lease; checkpoint: T.Checkpoint }>> {
+    const valid = check().key('key', input.key).token('claimToken', input.claimToken, true).text('note', input.note, LIMITS.note, true).state('state', input.state).done();
+    if (!valid.ok) return valid;
+    // Read before the transaction: git is slow next to the store, and the lease is checked inside.
+    const git = this.caller.worktree ? await this.git(this.caller.worktree) : null;
+    return this.withLease(input, async (tx, issue, lease) => {
+      const state = input.state === undefined ? null : JSON.stringify(input.state);
+      const gitText = git === null ? null : JSON.stringify(git);
+      await tx.run('INSERT INTO checkpoints (issue_id, note, state, agent, git, at) VALUES (?, ?, ?, ?, ?, ?)', [issue.id, input.note, state, this.caller.agent, gitText, tx.now]);
+      const row = await tx.get<CheckpointRow>('SELECT * FROM checkpoints WHERE issue_id = ? ORDER BY id DESC LIMIT 1', [issue.id]);
+      await touchIssue(tx, issue.id, { checkpoint_id: row!.id });
+      const renewed = await renew(tx, lease, this.ctx.leaseMs);
+      await recordEvent(tx, issue, 'checkpoint', this.caller.agent, input.note.length > 120 ? `${input.note.slice(0, 117)}...` : input.note);
+      return ok({ lease: leaseView(issue.key, renewed, input.claimToken), checkpoint: toCheckpoint(row!) });
+    });
+  }
+
+  async release(input: In.ReleaseInput): Promise<Result<{ issue: T.Issue }>> {
+    const valid = check().key('key', input.key).token('claimToken', input.claimToken, true).text('note', input.note, LIMITS.note).done();
+    if (!valid.ok) return valid;
+    return this.withLease(input, async (tx, issue, lease) => {
+      await releaseLease(tx, issue, lease, this.caller.agent, input.note);
+      this.tokens.forget(issue.key);
+      return this.issueAnswer(tx, issue.id);
+    });
+  }
+
+  async done(input: In.DoneInput): Promise<Result<{ issue: T.Issue }>> {
+    const valid = check().key('key', input.key).token('claimToken', input.claimToken, true).text('summary', input.summary, LIMITS.summary).done();
+    if (!valid.ok) return valid;
+    return this.withLease(input, async (tx, issue, lease) => {
+      await finish(tx, issue, lease, this.caller, this.config.requireReview, input.summary);
+      this.tokens.forget(issue.key);
+      return this.issueAnswer(tx, issue.id);
+    });
+  }
+
+  async submitForReview(input: In.SubmitForReviewInput): Promise<Result<{ issue: T.Issue }>> {
+    const valid = check().key('key', input.key).token('claimToken', input.claimToken, true).text('summary', input.summary, LIMITS.summary, true).done();
+    if (!valid.ok) return valid;
+    return this.withLease(input, async (tx, issue, lease) => {
+      await submit(tx, issue, lease, this.caller, input.summary);
+      this.tokens.forget(issue.key);
+      return this.issueAnswer(tx, issue.id);
+    });
+  }
+
+  async review(input: In.ReviewInput): Promise<Result<{ issue: T.Issue }>> {
+    const valid = check().key('key', input.key).token('claimToken', input.claimToken, true).oneOf('verdict', input.verdict, ['approve', 'changes']).text('note', input.note, LIMITS.note).done();
+    if (!valid.ok) return valid;
+    if (input.verdict === undefined) return fail('INVALID_INPUT', 'Invalid input: verdict: required.', { issues: [{ path: 'verdict', message: 'required' }] });
+    return this.withLease(input, async (tx, issue, lease) => {
+      const judged = await judge(tx, issue, lease, this.caller, input.verdict, input.note);
+      if (!judged.ok) return judged;
+      this.tokens.forget(issue.key);
+      return this.issueAnswer(tx, issue.id);
+    });
+  }
+
+  // Tracking
+
+  async createIssue(input: In.CreateIssueInput): Promise<Result<{ issue: T.Issue }>> {
+    const valid = check()
+      .text('title', input.title, LIMITS.title, true)
+      .text('body', input.body, LIMITS.body)
+      .priority('priority', input.priority)
+      .labels('labels', input.labels)
+      .keys('blockedBy', input.blockedBy)
+      .key('parent', input.parent)
+      .done();
+    if (!valid.ok) return valid;
+    return this.write(async (tx) => {
+      const created = await createIssue(tx, this.caller, this.config.prefix, input);
+      return created.ok ? this.issueAnswer(tx, created.value.id) : created;
+    });
+  }
+
+  async updateIssue(input: In.UpdateIssueInput): Promise<Result<{ issue: T.Issue }>> {
+    const valid = check()
+      .key('key', input.key)
+      .text('title', input.title, LIMITS.title, input.title !== undefined)
+      .text('body', input.body, LIMITS.body)
+      .priority('priority', input.priority)
+      .labels('labels', input.labels)
+      .oneOf('status', input.status, ['todo', 'doing', 'review', 'done', 'cancelled'])
+      .done();
+    if (!valid.ok) return valid;
+    return this.write(async (tx) => {
+      const updated = await updateIssue(tx, this.caller, this.tokens, input);
+      return updated.ok ? this.issueAnswer(tx, updated.value.id) : updated;
+    });
+  }
+
+  async getIssue(input: { key: string }): Promise<Result<T.IssueDetail>> {
+    const valid = check().key('key', input.key).done();
+    if (!valid.ok) return valid;
+    return this.read(async (tx) => {
+      const found = await findIssue(tx, input.key);
+      if (!found.ok) return found;
+      const row = found.value;
+      const lease = await getLease(tx, row.id);
+      const live = isLive(lease, tx.now) ? lease : null;
+      const token = live && live.session === this.caller.session ? this.tokens.get(row.key) : undefined;
+      return ok({
+        issue: await issueView(tx, row),
+        lease: live ? leaseView(row.key, live, token) : null,
+        checkpoint: await loadCheckpoint(tx, row),
+        relations: await loadRelations(tx, row),
+        comments: await listComments(tx, row.id),
+        activity: await listEvents(tx, row.id, LIMITS.detailActivity),
+      });
+    });
+  }
+
+  async listIssues(input: In.ListIssuesInput): Promise<Result<{ issues: T.IssueSummary[]; nextCursor: string | null }>> {
+    const valid = check()
+      .oneOf('status', input.status, ['todo', 'doing', 'review', 'done', 'cancelled'])
+      .text('label', input.label, LIMITS.label)
+      .text('text', input.text, LIMITS.title)
+      .int('limit', input.limit, 1, LIMITS.listMax)
+      .text('cursor', input.cursor, 200)
+      .done();
+    if (!valid.ok) return valid;
+    return this.read((tx) => listIssues(tx, input));
+  }
+
+  async relate(input: In.RelateInput): Promise<Result<{ issue: T.Issue; relations: T.Relations }>> {
+    const valid = check().key('key', input.key).key('other', input.other).oneOf('type', input.type, ['blocks', 'blockedBy', 'relatesTo', 'parent']).done();
+    if (!valid.ok) return valid;
+    return this.write(async (tx) => {
+      const issue = await findIssue(tx, input.key, true);
+      if (!issue.ok) return issue;
+      const other = await findIssue(tx, input.other, true);
+      if (!other.ok) return other;
+      const changed = await changeRelation(tx, issue.value.id, input.type, other.value.id, input.remove === true);
+      if (!changed.ok) return changed;
+      if (changed.value.changed) {
+        await touchIssue(tx, issue.value.id, {});
+        const verb = input.remove ? 'unrelated' : 'related';
+        await recordEvent(tx, issue.value, verb, this.caller.agent, `${input.remove ? 'removed' : 'added'}: ${input.type} ${other.value.key}`);
+      }
+      const row = await findIssueById(tx, issue.value.id);
+      return ok({ issue: await issueView(tx, row), relations: await loadRelations(tx, row) });
+    });
+  }
+
+  async comment(input: In.CommentInput): Promise<Result<{ comment: T.Comment }>> {
+    const valid = check().key('key', input.key).text('text', input.text, LIMITS.comment, true).done();
+    if (!valid.ok) return valid;
+    return this.write(async (tx) => {
+      const found = await findIssue(tx, input.key);
+      if (!found.ok) return found;
+      return ok({ comment: await addComment(tx, found.value, this.caller.agent, input.text) });
+    });
+  }
+
+  async listClaims(): Promise<Result<{ claims: T.ClaimView[] }>> {
+    return this.read(async (tx) => {
+      const rows = await tx.all<LeaseRow & { key: string; title: string; checkpoint_id: number | null }>(
+        `SELECT l.*, i.key, i.title, i.checkpoint_id FROM leases l JOIN issues i ON i.id = l.issue_id
+         WHERE l.expires_at > ? ORDER BY l.expires_at, i.number`,
+        [tx.now],
+      );
+      const checkpoints = await checkpointsById(tx, rows.map((r) => r.checkpoint_id).filter((id): id is number => id !== null));
+      return ok({
+        claims: rows.map((r) => ({
+          key: r.key,
+          title: r.title,
+          agent: r.agent,
+          session: r.session,
+          branch: r.branch,
+          worktree: r.worktree,
+          claimedAt: iso(r.claimed_at),
+          expiresAt: iso(r.expires_at),
+          lastRenewedAt: iso(r.last_renewed_at),
+          renewer: r.renewer,
+          secondsLeft: Math.max(0, Math.floor((Number(r.expires_at) - tx.now) / 1000)),
+          checkpoint: r.checkpoint_id === null ? null : (checkpoints.get(Number(r.checkpoint_id)) ?? null),
+        })),
+      });
+    });
+  }
+
+  async activity(input: In.ActivityInput): Promise<Result<{ events: T.ActivityEvent[] }>> {
+    const valid = check().key('key', input.key).int('limit', input.limit, 1, LIMITS.activityMax).done();
+    if (!valid.ok) return valid;
+    return this.read(async (tx) => {
+      let issueId: number | null = null;
+      if (input.key !== undefined) {
+        const found = await findIssue(tx, input.key);
+        if (!found.ok) return found;
+        issueId = found.value.id;
+      }
+      return ok({ events: await listEvents(tx, issueId, input.limit ?? LIMITS.activityDefault) });
+    });
+  }
+
+  // For people, renewers and servers
+
+  /** Ready issues in dispatch order, claiming nothing. */
+  async readyQueue(input: { limit?: number; labels?: string[] } = {}): Promise<Result<{ issues: T.IssueSummary[] }>> {
+    const valid = check().int('limit', input.limit, 1, LIMITS.listMax).labels('labels', input.labels).done();
+    if (!valid.ok) return valid;
+    return this.read(async (tx) => ok({ issues: await summaries(tx, await readyIssues(tx, 'worker', input.labels ?? [], input.limit ?? LIMITS.listDefault)) }));
+  }
+
+  /** Ends whatever live lease holds the issue, without its token: for `baton release` and the editor. */
+  async releaseAsOperator(input: { key: string; note?: string }): Promise<Result<{ issue: T.Issue; released: boolean }>> {
+    const valid = check().key('key', input.key).text('note', input.note, LIMITS.note).done();
+    if (!valid.ok) return valid;
+    return this.write(async (tx) => {
+      const found = await findIssue(tx, input.key, true);
+      if (!found.ok) return found;
+      const released = await releaseByOperator(tx, found.value, this.caller.agent, input.note);
+      return ok({ issue: await issueView(tx, await findIssueById(tx, found.value.id)), released });
+    });
+  }
+
+  /** A renewer's full reset of the live leases held by these sessions (optionally only those it is recorded on). */
+  async renewLeases(input: In.RenewInput): Promise<Result<{ leases: T.Lease[] }>> {
+    if (input.sessions.length === 0) return ok({ leases: [] });
+    return this.write(async (tx) => {
+      const filter = input.renewer === undefined ? '' : ' AND l.renewer = ?';
+      const rows = await tx.all<LeaseRow & { key: string }>(
+        `SELECT l.*, i.key FROM leases l JOIN issues i ON i.id = l.issue_id
+         WHERE l.expires_at > ? AND l.session IN (${placeholders(input.sessions.length)})${filter}`,
+        [tx.now, ...input.sessions, ...(input.renewer === undefined ? [] : [input.renewer])],
+      );
+      const leases: T.Lease[] = [];
+      for (const row of rows) leases.push(leaseView(row.key, await renew(tx, row, this.ctx.leaseMs)));
+      return ok({ leases });
+    });
+  }
+
+  /** Records this server process so renewers can tell whether it still runs. */
+  async registerSession(input: { pid: number; host: string }): Promise<Result<T.SessionRecord>> {
+    return this.write(async (tx) => {
+      const { caller } = this;
+      await tx.run(
+        `INSERT INTO sessions (id, agent, pid, host, renewer, worktree, started_at, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL)
+         ON CONFLICT (id) DO UPDATE SET agent = excluded.agent, pid = excluded.pid, host = excluded.host, renewer = excluded.renewer, worktree = excluded.worktree, ended_at = NULL`,
+        [caller.session, caller.agent, input.pid, input.host, caller.renewer, caller.worktree, tx.now],
+      );
+      return ok({ id: caller.session, agent: caller.agent, pid: input.pid, host: input.host, renewer: caller.renewer, worktree: caller.worktree, startedAt: iso(tx.now), endedAt: null });
+    });
+  }
+
+  /** Marks this session ended; its leases live on until they expire or are taken over. */
+  async endSession(): Promise<Result<void>> {
+    return this.write(async (tx) => {
+      await tx.run('UPDATE sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL', [tx.now, this.caller.session]);
+      return ok(undefined);
+    });
+  }
+
+  async listSessions(): Promise<Result<{ sessions: T.SessionRecord[] }>> {
+    return this.read(async (tx) => {
+      const rows = await tx.all<{ id: string; agent: string; pid: number; host: string; renewer: string | null; worktree: string | null; started_at: number; ended_at: number | null }>(
+        'SELECT * FROM sessions ORDER BY started_at DESC',
+      );
+      return ok({
+        sessions: rows.map((r) => ({
+          id: r.id,
+          agent: r.agent,
+          pid: Number(r.pid),
+          host: r.host,
+          renewer: r.renewer,
+          worktree: r.worktree,
+          startedAt: iso(r.started_at),
+          endedAt: r.ended_at === null ? null : iso(r.ended_at),
+        })),
+      });
+    });
+  }
+
+  /** Clears up to `limit` expired leases, recording each as reclaimed. */
+  async sweep(limit = SWEEP_BATCH): Promise<Result<{ reclaimed: string[] }>> {
+    return this.write(async (tx) => ok({ reclaimed: await sweepExpired(tx, limit, this.caller.agent) }));
+  }
+
+  /** Keys of live leases this session holds that no renewer keeps alive. */
+  async unrenewedLeases(): Promise<Result<string[]>> {
+    return this.read(async (tx) => {
+      const rows = await tx.all<{ key: string }>(
+        'SELECT i.key FROM leases l JOIN issues i ON i.id = l.issue_id WHERE l.session = ? AND l.renewer IS NULL AND l.expires_at > ?',
+        [this.caller.session, tx.now],
+      );
+      return ok(rows.map((r) => r.key));
+    });
+  }
+}
+
+async function checkpointsById(tx: Tx, ids: number[]): Promise<Map<number, T.Checkpoint>> {
+  if (ids.length === 0) return new Map();
+  const rows = await tx.all<CheckpointRow>(`SELECT * FROM checkpoints WHERE id IN (${placeholders(ids.length)})`, ids);
+  return new Map(rows.map((r) => [Number(r.id), toCheckpoint(r)]));
+}
+
+function unavailable(error: unknown): Result<never> {
+  if (error instanceof StoreUnavailableError) return fail('STORE_UNAVAILABLE', error.message, { path: error.path, reason: error.reason });
+  throw error;
+}

@@ -1,0 +1,55 @@
+import { systemRandom, type Clock } from './clock.js';
+import { Baton } from './baton.js';
+import { type BatonConfig, loadConfig } from './config.js';
+import { StoreUnavailableError } from './errors.js';
+import { type Location, resolveLocation } from './location.js';
+import { fail, ok, type Result } from './result.js';
+import { openFileStore } from './store/file/index.js';
+import type { Store } from './store/store.js';
+import { mintSessionId } from './tokens.js';
+import type { Caller } from './types.js';
+
+export interface OpenOptions {
+  cwd: string;
+  /** Database path (`--db`); `BATON_DB` otherwise. */
+  db?: string;
+  env?: NodeJS.ProcessEnv;
+  caller?: Partial<Caller>;
+  /** The file store's clock; PostgreSQL always uses the database clock. */
+  clock?: Clock;
+}
+
+export interface Opened {
+  baton: Baton;
+  store: Store;
+  location: Location;
+  config: BatonConfig;
+}
+
+/**
+ * Opens Baton for one process: finds the database (PROTOCOL.md section 1), reads the
+ * settings, opens the store (PostgreSQL when `BATON_DATABASE_URL` is set, else the file)
+ * and builds the session's identity.
+ */
+export async function openBaton(options: OpenOptions): Promise<Result<Opened>> {
+  const env = options.env ?? process.env;
+  const location = resolveLocation({ cwd: options.cwd, db: options.db, env });
+  const config = loadConfig({ repoRoot: location.repoRoot, env });
+  if (!config.ok) return config;
+  let store: Store;
+  try {
+    store = env.BATON_DATABASE_URL
+      ? await (await import('./store/postgres/index.js')).openPostgresStore({ url: env.BATON_DATABASE_URL })
+      : await openFileStore({ path: location.dbPath, clock: options.clock });
+  } catch (error) {
+    if (error instanceof StoreUnavailableError) return fail('STORE_UNAVAILABLE', error.message, { path: error.path, reason: error.reason });
+    throw error;
+  }
+  const caller: Caller = {
+    agent: options.caller?.agent ?? env.BATON_AGENT ?? 'agent',
+    session: options.caller?.session ?? mintSessionId(systemRandom),
+    renewer: options.caller?.renewer !== undefined ? options.caller.renewer : (env.BATON_RENEWER ?? null),
+    worktree: options.caller?.worktree !== undefined ? options.caller.worktree : location.worktree,
+  };
+  return ok({ baton: new Baton({ store, caller, config: config.value }), store, location, config: config.value });
+}

@@ -1,0 +1,113 @@
+import { ok, type Result } from '../result.js';
+import type { Tx } from '../store/store.js';
+import type { ClaimResult, Role } from '../types.js';
+import { findIssue, findIssueById, issueView, loadCheckpoint } from './issues.js';
+import { claim, type Claimed, getLease, isLive, type LeaseContext, leaseView, takeOver } from './leases.js';
+import { ISSUE_COLUMNS, type IssueRow, placeholders } from './rows.js';
+
+/**
+ * Dispatch: which issue goes next. An issue is ready when it is `todo`, or `doing` with no
+ * live lease, and nothing unfinished blocks it (reviewers: `review` with no live lease).
+ * Order: effective priority, priority, creation time, then key number.
+ */
+
+const UNBLOCKED = `NOT EXISTS (SELECT 1 FROM relations r JOIN issues b ON b.id = r.from_id
+  WHERE r.type = 'blocks' AND r.to_id = i.id AND b.status NOT IN ('done', 'cancelled'))`;
+
+/** The SQL condition (on alias `i`) and its parameters for "ready for this role now". */
+export function readyCondition(tx: Tx, role: Role): { sql: string; params: number[] } {
+  const unheld = 'NOT EXISTS (SELECT 1 FROM leases l WHERE l.issue_id = i.id AND l.expires_at > ?)';
+  return role === 'reviewer'
+    ? { sql: `i.status = 'review' AND ${unheld}`, params: [tx.now] }
+    : { sql: `i.status IN ('todo', 'doing') AND ${unheld} AND ${UNBLOCKED}`, params: [tx.now] };
+}
+
+/** The SQL condition (on alias `i`) for "carries every one of these labels". */
+export function labelsCondition(labels: readonly string[]): { sql: string; params: string[] } {
+  if (labels.length === 0) return { sql: '1 = 1', params: [] };
+  return {
+    sql: `(SELECT count(*) FROM issue_labels il WHERE il.issue_id = i.id AND il.label IN (${placeholders(labels.length)})) = ${labels.length}`,
+    params: [...labels],
+  };
+}
+
+/** Ready issues in dispatch order; `lock` skips and locks rows on PostgreSQL. */
+export async function readyIssues(tx: Tx, role: Role, labels: readonly string[], limit: number, lock = false): Promise<IssueRow[]> {
+  const ready = readyCondition(tx, role);
+  const labelled = labelsCondition(labels);
+  return tx.all<IssueRow>(
+    `SELECT ${ISSUE_COLUMNS.split(', ').map((c) => `i.${c}`).join(', ')} FROM issues i
+     WHERE ${ready.sql} AND ${labelled.sql}
+     ORDER BY i.eff_priority, i.priority, i.created_at, i.number LIMIT ?${lock ? tx.dialect.skipLocked : ''}`,
+    [...ready.params, ...labelled.params, limit],
+  );
+}
+
+/** The answer a claimer gets: the issue as it now stands, the lease with its token, the checkpoint. */
+export async function claimResult(tx: Tx, issueId: number, claimed: Claimed): Promise<ClaimResult> {
+  const row = await findIssueById(tx, issueId);
+  const issue = await issueView(tx, row);
+  return {
+    issue,
+    lease: leaseView(row.key, claimed.lease, claimed.token),
+    checkpoint: await loadCheckpoint(tx, row),
+    resumed: claimed.resumed,
+  };
+}
+
+/** Claims up to `max` ready issues in dispatch order, in this one transaction. */
+export async function claimNext(tx: Tx, ctx: LeaseContext, role: Role, labels: readonly string[], max: number): Promise<ClaimResult[]> {
+  const results: ClaimResult[] = [];
+  for (const row of await readyIssues(tx, role, labels, max, true)) {
+    const claimed = await claim(tx, row, role, ctx);
+    // A candidate can only fail here if another transaction changed it after the read (PostgreSQL).
+    if (claimed.ok) results.push(await claimResult(tx, row.id, claimed.value));
+  }
+  return results;
+}
+
+interface RememberedAnswer {
+  items: { key: string; fence: number }[];
+}
+
+/**
+ * The first answer to a request id of this agent, replayed: the leases it handed out that
+ * this agent still holds, moved to this session with fresh tokens if another session asked
+ * first. Null when the id is new.
+ */
+export async function replayRequest(tx: Tx, ctx: LeaseContext, requestId: string): Promise<Result<ClaimResult[]> | null> {
+  const row = await tx.get<{ session: string; answer: string }>(
+    `SELECT session, answer FROM requests WHERE agent = ? AND request_id = ?${tx.dialect.forUpdate}`,
+    [ctx.caller.agent, requestId],
+  );
+  if (!row) return null;
+  const answer = JSON.parse(row.answer) as RememberedAnswer;
+  const results: ClaimResult[] = [];
+  for (const item of answer.items) {
+    const found = await findIssue(tx, item.key, true);
+    if (!found.ok) continue;
+    const lease = await getLease(tx, found.value.id);
+    if (!isLive(lease, tx.now) || Number(lease.fence) !== item.fence || lease.agent !== ctx.caller.agent) continue;
+    const known = lease.session === ctx.caller.session ? ctx.tokens.get(found.value.key) : undefined;
+    const claimed = known
+      ? { lease, token: known, resumed: Number(lease.resumed) === 1 }
+      : await takeOver(tx, found.value, lease, ctx);
+    results.push(await claimResult(tx, found.value.id, claimed));
+  }
+  if (row.session !== ctx.caller.session) {
+    await tx.run('UPDATE requests SET session = ? WHERE agent = ? AND request_id = ?', [ctx.caller.session, ctx.caller.agent, requestId]);
+  }
+  return ok(results);
+}
+
+/** Remembers what a request id was answered with (keys and fences, never tokens). */
+export async function rememberRequest(tx: Tx, ctx: LeaseContext, requestId: string, results: readonly ClaimResult[]): Promise<void> {
+  const answer: RememberedAnswer = { items: results.map((r) => ({ key: r.issue.key, fence: r.lease.fence })) };
+  await tx.run('INSERT INTO requests (agent, request_id, session, answer, at) VALUES (?, ?, ?, ?, ?)', [
+    ctx.caller.agent,
+    requestId,
+    ctx.caller.session,
+    JSON.stringify(answer),
+    tx.now,
+  ]);
+}

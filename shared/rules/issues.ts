@@ -1,0 +1,144 @@
+import type { Tx } from '../store/store.js';
+import type { Issue, IssueSummary, Relations, Status } from '../types.js';
+import { fail, ok, type Result } from '../result.js';
+import { type CheckpointRow, ISSUE_COLUMNS, type IssueRow, iso, placeholders, toCheckpoint } from './rows.js';
+
+/** Keys are matched without regard to case: `bat-7` names `BAT-7`. */
+export function normalizeKey(key: string): string {
+  return key.trim().toUpperCase();
+}
+
+/** Finds an issue by key; `lock` takes its row for the rest of the transaction (PostgreSQL). */
+export async function findIssue(tx: Tx, key: string, lock = false): Promise<Result<IssueRow>> {
+  const k = normalizeKey(key);
+  const row = await tx.get<IssueRow>(
+    `SELECT ${ISSUE_COLUMNS} FROM issues WHERE key = ?${lock ? tx.dialect.forUpdate : ''}`,
+    [k],
+  );
+  return row ? ok(row) : fail('NOT_FOUND', `No issue ${k}.`, { key: k });
+}
+
+export async function findIssueById(tx: Tx, id: number): Promise<IssueRow> {
+  const row = await tx.get<IssueRow>(`SELECT ${ISSUE_COLUMNS} FROM issues WHERE id = ?`, [id]);
+  if (!row) throw new Error(`issue id ${id} vanished inside a transaction`);
+  return row;
+}
+
+/** Every key, resolved, or `NOT_FOUND` for the first that names no issue. */
+export async function findIssues(tx: Tx, keys: readonly string[]): Promise<Result<IssueRow[]>> {
+  const rows: IssueRow[] = [];
+  for (const key of keys) {
+    const found = await findIssue(tx, key);
+    if (!found.ok) return found;
+    if (!rows.some((r) => r.id === found.value.id)) rows.push(found.value);
+  }
+  return ok(rows);
+}
+
+/** Labels as stored: trimmed, without duplicates, in the order given. */
+export function normalizeLabels(labels: readonly string[]): string[] {
+  return [...new Set(labels.map((l) => l.trim()).filter((l) => l.length > 0))];
+}
+
+export async function writeLabels(tx: Tx, issueId: number, labels: readonly string[]): Promise<void> {
+  await tx.run('DELETE FROM issue_labels WHERE issue_id = ?', [issueId]);
+  for (const label of labels) {
+    await tx.run('INSERT INTO issue_labels (label, issue_id) VALUES (?, ?)', [label, issueId]);
+  }
+}
+
+async function keysOf(tx: Tx, sql: string, params: number[]): Promise<string[]> {
+  const rows = await tx.all<{ key: string }>(sql, params);
+  return rows.map((r) => r.key);
+}
+
+export async function loadRelations(tx: Tx, row: IssueRow): Promise<Relations> {
+  const id = row.id;
+  const [blocks, blockedBy, relatesTo, children] = await Promise.all([
+    keysOf(tx, `SELECT i.key FROM relations r JOIN issues i ON i.id = r.to_id WHERE r.type = 'blocks' AND r.from_id = ? ORDER BY i.number`, [id]),
+    keysOf(tx, `SELECT i.key FROM relations r JOIN issues i ON i.id = r.from_id WHERE r.type = 'blocks' AND r.to_id = ? ORDER BY i.number`, [id]),
+    keysOf(
+      tx,
+      `SELECT i.key FROM relations r JOIN issues i ON i.id = CASE WHEN r.from_id = ? THEN r.to_id ELSE r.from_id END
+       WHERE r.type = 'relates' AND (r.from_id = ? OR r.to_id = ?) ORDER BY i.number`,
+      [id, id, id],
+    ),
+    keysOf(tx, 'SELECT key FROM issues WHERE parent_id = ? ORDER BY number', [id]),
+  ]);
+  const parent =
+    row.parent_id === null ? null : ((await tx.get<{ key: string }>('SELECT key FROM issues WHERE id = ?', [row.parent_id]))?.key ?? null);
+  return { blocks, blockedBy, relatesTo, parent, children };
+}
+
+export async function loadCheckpoint(tx: Tx, row: IssueRow) {
+  if (row.checkpoint_id === null) return null;
+  const cp = await tx.get<CheckpointRow>('SELECT * FROM checkpoints WHERE id = ?', [row.checkpoint_id]);
+  return cp ? toCheckpoint(cp) : null;
+}
+
+/** The full issue as every answer shows it. */
+export async function issueView(tx: Tx, row: IssueRow): Promise<Issue> {
+  return {
+    key: row.key,
+    title: row.title,
+    body: row.body,
+    status: row.status,
+    priority: Number(row.priority),
+    effectivePriority: Number(row.eff_priority),
+    labels: JSON.parse(row.labels) as string[],
+    relations: await loadRelations(tx, row),
+    checkpoint: await loadCheckpoint(tx, row),
+    reclaimCount: Number(row.reclaim_count),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+/** Issues as lists show them, with their blockers and whether a live lease holds them, in two queries. */
+export async function summaries(tx: Tx, rows: readonly IssueRow[]): Promise<IssueSummary[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.id);
+  const blockers = await tx.all<{ to_id: number; key: string }>(
+    `SELECT r.to_id, i.key FROM relations r JOIN issues i ON i.id = r.from_id
+     WHERE r.type = 'blocks' AND r.to_id IN (${placeholders(ids.length)}) ORDER BY i.number`,
+    ids,
+  );
+  const held = await tx.all<{ issue_id: number }>(
+    `SELECT issue_id FROM leases WHERE expires_at > ? AND issue_id IN (${placeholders(ids.length)})`,
+    [tx.now, ...ids],
+  );
+  const heldIds = new Set(held.map((h) => Number(h.issue_id)));
+  return rows.map((row) => ({
+    key: row.key,
+    title: row.title,
+    status: row.status,
+    priority: Number(row.priority),
+    effectivePriority: Number(row.eff_priority),
+    labels: JSON.parse(row.labels) as string[],
+    blockedBy: blockers.filter((b) => Number(b.to_id) === row.id).map((b) => b.key),
+    held: heldIds.has(row.id),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  }));
+}
+
+/** Unfinished issues that block this one (`BLOCKED` lists them). */
+export async function openBlockers(tx: Tx, issueId: number): Promise<string[]> {
+  const rows = await tx.all<{ key: string }>(
+    `SELECT i.key FROM relations r JOIN issues i ON i.id = r.from_id
+     WHERE r.type = 'blocks' AND r.to_id = ? AND i.status NOT IN ('done', 'cancelled') ORDER BY i.number`,
+    [issueId],
+  );
+  return rows.map((r) => r.key);
+}
+
+export async function touchIssue(tx: Tx, id: number, sets: Record<string, string | number | null>): Promise<void> {
+  const names = Object.keys(sets);
+  await tx.run(`UPDATE issues SET ${names.map((n) => `${n} = ?, `).join('')}updated_at = ? WHERE id = ?`, [
+    ...names.map((n) => sets[n]),
+    tx.now,
+    id,
+  ]);
+}
+
+export const FINISHED: readonly Status[] = ['done', 'cancelled'];

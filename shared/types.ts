@@ -1,0 +1,160 @@
+/** The shapes of PROTOCOL.md sections 3 to 5, as the core hands them out. Times are ISO 8601 strings. */
+
+export const STATUSES = ['todo', 'doing', 'review', 'done', 'cancelled'] as const;
+export type Status = (typeof STATUSES)[number];
+
+export const ROLES = ['worker', 'reviewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const RELATION_TYPES = ['blocks', 'blockedBy', 'relatesTo', 'parent'] as const;
+export type RelationType = (typeof RELATION_TYPES)[number];
+
+/** Who is calling: one server process (a session) of one agent. */
+export interface Caller {
+  agent: string;
+  /** Random id minted when the process starts. */
+  session: string;
+  /** Who keeps this session's leases alive (`vscode:<window>`, `watchdog:<name>`), or null. */
+  renewer: string | null;
+  /** Top level of the git worktree the session runs in, or null outside git. */
+  worktree: string | null;
+}
+
+export interface GitState {
+  head: string;
+  branch: string | null;
+  /** Changed paths; `[]` when clean. */
+  dirty: string[];
+}
+
+export interface Checkpoint {
+  note: string;
+  state: Record<string, unknown> | null;
+  agent: string;
+  at: string;
+  git: GitState | null;
+}
+
+export interface Relations {
+  blocks: string[];
+  blockedBy: string[];
+  relatesTo: string[];
+  parent: string | null;
+  children: string[];
+}
+
+export interface Issue {
+  key: string;
+  title: string;
+  body: string;
+  status: Status;
+  priority: number;
+  /** The best priority among this issue and every issue it transitively blocks. */
+  effectivePriority: number;
+  labels: string[];
+  relations: Relations;
+  checkpoint: Checkpoint | null;
+  reclaimCount: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** An issue in a list: no body, no checkpoint state. */
+export interface IssueSummary {
+  key: string;
+  title: string;
+  status: Status;
+  priority: number;
+  effectivePriority: number;
+  labels: string[];
+  blockedBy: string[];
+  held: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The public view of a lease; `claimToken` appears only in answers to the session that holds it. */
+export interface Lease {
+  key: string;
+  agent: string;
+  branch: string;
+  worktree: string | null;
+  claimedAt: string;
+  expiresAt: string;
+  lastRenewedAt: string;
+  renewer: string | null;
+  fence: number;
+  claimToken?: string;
+}
+
+export interface ClaimResult {
+  issue: Issue;
+  lease: Lease;
+  checkpoint: Checkpoint | null;
+  resumed: boolean;
+}
+
+export interface ClaimStatus {
+  held: boolean;
+  youHold: boolean;
+  holder: { agent: string; session: 'this' | 'other_session' } | null;
+  claimedAt: string | null;
+  expiresAt: string | null;
+  lastRenewedAt: string | null;
+  renewer: string | null;
+  fence: number | null;
+  secondsLeft: number | null;
+}
+
+export interface Comment {
+  id: number;
+  text: string;
+  agent: string;
+  at: string;
+}
+
+export interface ActivityEvent {
+  at: string;
+  key: string | null;
+  type: string;
+  agent: string;
+  detail: string;
+}
+
+/** One live lease as `list_claims` shows it: never a token. */
+export interface ClaimView {
+  key: string;
+  title: string;
+  agent: string;
+  /** A short opaque id of the holding session, not a secret. */
+  session: string;
+  branch: string;
+  worktree: string | null;
+  claimedAt: string;
+  expiresAt: string;
+  lastRenewedAt: string;
+  renewer: string | null;
+  secondsLeft: number;
+  checkpoint: Checkpoint | null;
+}
+
+export interface IssueDetail {
+  issue: Issue;
+  lease: Lease | null;
+  checkpoint: Checkpoint | null;
+  relations: Relations;
+  comments: Comment[];
+  activity: ActivityEvent[];
+}
+
+/** A running server process as recorded in the store, for renewers and `baton doctor`. */
+export interface SessionRecord {
+  id: string;
+  agent: string;
+  pid: number;
+  host: string;
+  renewer: string | null;
+  worktree: string | null;
+  startedAt: string;
+  endedAt: string | null;
+}

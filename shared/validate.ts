@@ -1,0 +1,77 @@
+import { KEY_PATTERN, LIMITS, PRIORITY_MAX, PRIORITY_MIN } from './limits.js';
+import { fail, ok, type Result } from './result.js';
+
+/**
+ * The core's own checks of what it is given. The MCP server checks the same bounds with
+ * zod first; these keep the CLI, the editor and any other caller to the same rules.
+ */
+export type Problem = { path: string; message: string };
+
+export class Checks {
+  readonly problems: Problem[] = [];
+
+  key(path: string, value: string | undefined): this {
+    if (value !== undefined && !KEY_PATTERN.test(value.trim())) this.problems.push({ path, message: 'must look like BAT-12 (letters, a dash, digits)' });
+    return this;
+  }
+  keys(path: string, values: readonly string[] | undefined): this {
+    if (values && values.length > LIMITS.relationsPerCall) this.problems.push({ path, message: `at most ${LIMITS.relationsPerCall} keys` });
+    values?.forEach((v, i) => this.key(`${path}.${i}`, v));
+    return this;
+  }
+  text(path: string, value: string | undefined, max: number, required = false): this {
+    if (value === undefined) {
+      if (required) this.problems.push({ path, message: 'required' });
+    } else if (required && value.trim() === '') this.problems.push({ path, message: 'must not be empty' });
+    else if (value.length > max) this.problems.push({ path, message: `at most ${max} characters (got ${value.length})` });
+    else if (value.includes('\0')) this.problems.push({ path, message: 'must not contain NUL characters' });
+    return this;
+  }
+  int(path: string, value: number | undefined, min: number, max: number): this {
+    if (value !== undefined && (!Number.isInteger(value) || value < min || value > max)) {
+      this.problems.push({ path, message: `must be a whole number from ${min} to ${max}` });
+    }
+    return this;
+  }
+  priority(path: string, value: number | undefined): this {
+    return this.int(path, value, PRIORITY_MIN, PRIORITY_MAX);
+  }
+  labels(path: string, values: readonly string[] | undefined): this {
+    if (!values) return this;
+    if (values.length > LIMITS.labels) this.problems.push({ path, message: `at most ${LIMITS.labels} labels` });
+    values.forEach((v, i) => this.text(`${path}.${i}`, v, LIMITS.label, true));
+    return this;
+  }
+  oneOf<T extends string>(path: string, value: T | undefined, allowed: readonly T[]): this {
+    if (value !== undefined && !allowed.includes(value)) this.problems.push({ path, message: `must be one of ${allowed.join(', ')}` });
+    return this;
+  }
+  token(path: string, value: string | undefined, required: boolean): this {
+    return this.text(path, value, LIMITS.claimToken, required);
+  }
+  state(path: string, value: unknown): this {
+    if (value === undefined) return this;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      this.problems.push({ path, message: 'must be a JSON object' });
+      return this;
+    }
+    let size: number;
+    try {
+      size = Buffer.byteLength(JSON.stringify(value), 'utf8');
+    } catch {
+      this.problems.push({ path, message: 'must be plain JSON' });
+      return this;
+    }
+    if (size > LIMITS.stateBytes) this.problems.push({ path, message: `at most ${LIMITS.stateBytes} bytes of JSON (got ${size})` });
+    return this;
+  }
+  done(): Result<void> {
+    if (this.problems.length === 0) return ok(undefined);
+    const summary = this.problems.map((p) => `${p.path}: ${p.message}`).join('; ');
+    return fail('INVALID_INPUT', `Invalid input: ${summary}.`, { issues: this.problems });
+  }
+}
+
+export function check(): Checks {
+  return new Checks();
+}

@@ -1,0 +1,49 @@
+import { Baton } from '../../shared/baton.js';
+import { ManualClock } from '../../shared/clock.js';
+import { type BatonConfig, DEFAULTS } from '../../shared/config.js';
+import type { Result } from '../../shared/result.js';
+import type { Store } from '../../shared/store/store.js';
+import type { Caller, GitState } from '../../shared/types.js';
+import { memoryStore } from './memoryStore.js';
+
+/** One database, a hand-moved clock, and as many sessions of as many agents as a test needs. */
+export interface Harness {
+  clock: ManualClock;
+  store: Store;
+  session(agent: string, options?: Partial<Caller> & { config?: Partial<BatonConfig>; git?: GitState | null }): Baton;
+}
+
+let sessions = 0;
+
+export async function harness(config: Partial<BatonConfig> = {}): Promise<Harness> {
+  const clock = new ManualClock();
+  const store = await memoryStore(clock);
+  return {
+    clock,
+    store,
+    session(agent, options = {}) {
+      const caller: Caller = {
+        agent,
+        session: options.session ?? `s${++sessions}`,
+        renewer: options.renewer ?? null,
+        worktree: options.worktree ?? null,
+      };
+      const git = options.git ?? null;
+      return new Baton({ store, caller, config: { ...DEFAULTS, ...config, ...options.config }, git: async () => git });
+    },
+  };
+}
+
+/** The value of a result the test expects to succeed; fails the test with the refusal otherwise. */
+export function value<T>(result: Result<T>): T {
+  if (!result.ok) throw new Error(`expected success, got ${result.error.code}: ${result.error.message}`);
+  return result.value;
+}
+
+/** The refusal of a result the test expects to be refused. */
+export function refusal<T>(result: Result<T>) {
+  if (result.ok) throw new Error(`expected a refusal, got ${JSON.stringify(result.value).slice(0, 300)}`);
+  return result.error;
+}
+
+export const MINUTE = 60_000;
