@@ -1,0 +1,57 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import type { BatonError, ErrorCode } from '../shared/errors.js';
+import { batonError } from '../shared/errors.js';
+import type { Result } from '../shared/result.js';
+
+/** What an agent should do next after each refusal; shown in the text of the answer. */
+const NEXT_STEP: Record<ErrorCode, string> = {
+  INVALID_INPUT: 'Fix the fields named and call again.',
+  NOT_FOUND: 'Check the key (list_issues).',
+  ALREADY_CLAIMED: 'Someone else holds it: take other work with next_issue.',
+  BLOCKED: 'Unfinished issues block it: take other work with next_issue.',
+  NOT_READY: 'Its status does not allow this.',
+  CLAIM_LOST: 'Your lease is gone: stop work on this issue and take new work with next_issue.',
+  CLAIM_MISMATCH: 'Call claim_issue with this key and token to take the lease over, then use the new token.',
+  FORBIDDEN: 'The token belongs to another agent: do not use it.',
+  CYCLE: 'The relation would make a dependency cycle; nothing changed.',
+  STORE_UNAVAILABLE: 'Nothing changed; try again shortly.',
+};
+
+/** A successful answer: the structured value, and a short text of it for people and text-only clients. */
+export function answer(value: object, text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], structuredContent: value as Record<string, unknown> };
+}
+
+/** A refusal: `isError` with `{ error: { code, message, ...details } }`. */
+export function refusal(error: BatonError): CallToolResult {
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `${error.code}: ${error.message} ${NEXT_STEP[error.code]}` }],
+    structuredContent: { error },
+  };
+}
+
+/** The one place a core result becomes a tool answer. */
+export function respond<T extends object>(result: Result<T>, render: (value: T) => string): CallToolResult {
+  return result.ok ? answer(result.value, render(result.value)) : refusal(result.error);
+}
+
+/** A failed zod parse as `INVALID_INPUT`, with which fields failed and why. */
+export function invalidInput(error: z.ZodError): CallToolResult {
+  const issues = error.issues.map((issue) => ({
+    path: issue.path.map(String).join('.') || '(arguments)',
+    message: issue.message,
+  }));
+  const summary = issues.map((i) => `${i.path}: ${i.message}`).join('; ');
+  return refusal(batonError('INVALID_INPUT', `Invalid input: ${summary}.`, { issues }));
+}
+
+/** Parses tool arguments with the tool's own schema: the parsed value, or the INVALID_INPUT answer. */
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  args: unknown,
+): { ok: true; value: z.output<S> } | { ok: false; answer: CallToolResult } {
+  const parsed = schema.safeParse(args ?? {});
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, answer: invalidInput(parsed.error) };
+}

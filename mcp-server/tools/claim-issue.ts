@@ -1,0 +1,36 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { ServerDeps } from '../deps.js';
+import { claimText } from '../render.js';
+import { answerSchema, claimFields, keyInput, optionalClaimTokenInput, roleInput } from '../schemas.js';
+import { registerBatonTool } from '../tool.js';
+
+export const claimIssueInput = z.strictObject({
+  key: keyInput,
+  claimToken: optionalClaimTokenInput.describe(
+    'Only after a restart: the token your previous session held, to take that lease over.',
+  ),
+  role: roleInput.optional().describe('"reviewer" to claim an issue in review; default "worker".'),
+});
+
+export const claimIssueOutput = answerSchema(claimFields);
+
+/** Claims one issue by key, or takes a lease over after a restart. */
+export function registerClaimIssueTool(server: McpServer, deps: ServerDeps): void {
+  registerBatonTool(server, deps, {
+    name: 'claim_issue',
+    title: 'Claim an issue',
+    description:
+      'Claim one issue by key; answers like next_issue. Calling it for an issue you already hold returns your ' +
+      'lease again. After a restart, call it with the claimToken you held: you get the same lease back with a ' +
+      'fresh token (the old one stops working), checkpoint kept. Errors: ALREADY_CLAIMED, BLOCKED, NOT_READY ' +
+      '(done, cancelled, or review without role reviewer): take other work. FORBIDDEN: not your token. ' +
+      'CLAIM_LOST: token no longer live; claim without it.',
+    input: claimIssueInput,
+    output: claimIssueOutput,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+    run: (core, input) => core.claimIssue(input),
+    render: claimText,
+    leases: (value) => [value.lease],
+  });
+}

@@ -1,0 +1,40 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { LIMITS } from '../../shared/limits.js';
+import type { ServerDeps } from '../deps.js';
+import { summaryLine } from '../render.js';
+import { answerSchema, issueSummaryOutput, statusInput } from '../schemas.js';
+import { registerBatonTool } from '../tool.js';
+
+export const listIssuesInput = z.strictObject({
+  status: statusInput.optional().describe('Only this status.'),
+  label: z.string().trim().min(1).max(LIMITS.label).optional().describe('Only issues with this label.'),
+  ready: z.boolean().optional().describe('true: only issues claimable now.'),
+  text: z.string().trim().min(1).max(LIMITS.title).optional().describe('Words in the title or body.'),
+  limit: z.number().int().min(1).max(LIMITS.listMax).optional().describe(`Page size, default ${LIMITS.listDefault}.`),
+  cursor: z.string().min(1).max(LIMITS.requestId).optional().describe('nextCursor of the previous page.'),
+});
+
+export const listIssuesOutput = answerSchema({
+  issues: z.array(issueSummaryOutput),
+  nextCursor: z.string().nullable(),
+});
+
+/** Lists issues, filtered and paged. */
+export function registerListIssuesTool(server: McpServer, deps: ServerDeps): void {
+  registerBatonTool(server, deps, {
+    name: 'list_issues',
+    title: 'List issues',
+    description: 'List issues, newest first, filtered; page on with nextCursor. Bodies are left out: get_issue reads one.',
+    input: listIssuesInput,
+    output: listIssuesOutput,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    run: (core, input) => core.listIssues(input),
+    render: (value) =>
+      [
+        value.issues.length === 0 ? 'No issues match.' : `${value.issues.length} issue(s):`,
+        ...value.issues.map(summaryLine),
+        ...(value.nextCursor ? [`More: cursor ${value.nextCursor}`] : []),
+      ].join('\n'),
+  });
+}

@@ -1,0 +1,31 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { ServerDeps } from '../deps.js';
+import { issueLine } from '../render.js';
+import { answerSchema, bodyInput, issueOutput, keyInput, labelsInput, priorityInput, statusInput, titleInput } from '../schemas.js';
+import { registerBatonTool } from '../tool.js';
+
+export const updateIssueInput = z.strictObject({
+  key: keyInput,
+  title: titleInput.optional().describe('New title.'),
+  body: bodyInput.optional(),
+  priority: priorityInput.optional(),
+  labels: labelsInput.optional().describe('Replaces all labels.'),
+  status: statusInput.optional().describe('For triage (e.g. cancelled); finish work with done instead.'),
+});
+
+export const updateIssueOutput = answerSchema({ issue: issueOutput });
+
+/** Edits an issue's fields. */
+export function registerUpdateIssueTool(server: McpServer, deps: ServerDeps): void {
+  registerBatonTool(server, deps, {
+    name: 'update_issue',
+    title: 'Edit an issue',
+    description: 'Change an issue\'s fields. Needs no lease and renews none.',
+    input: updateIssueInput,
+    output: updateIssueOutput,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+    run: (core, input) => core.updateIssue(input),
+    render: (value) => `Updated ${issueLine(value.issue)}.`,
+  });
+}
