@@ -8,7 +8,10 @@ export type FailureKind =
   | 'connection'
   /** The server answered but will not serve us (password, missing database, privilege): no retry helps. */
   | 'refused'
-  /** Another transaction won a conflict (serialization failure, deadlock): run the transaction again. */
+  /**
+   * Another transaction won a race (serialization failure, deadlock, or a unique key it
+   * inserted first): run the transaction again, which then sees the winner's rows.
+   */
   | 'conflict'
   /** A lock was held past `lock_timeout`: the store is busy beyond the wait limit. */
   | 'lock-timeout'
@@ -41,7 +44,9 @@ const PG_CONNECTION_MESSAGES = [
 export function classifyFailure(err: unknown): FailureKind {
   const code = typeof (err as { code?: unknown })?.code === 'string' ? (err as { code: string }).code : '';
   const message = err instanceof Error ? err.message : String(err);
-  if (code === '40001' || code === '40P01') return 'conflict';
+  // Under READ COMMITTED a unique violation is how a race between two inserts of the same
+  // key shows (two repeats of one requestId, say); the file store's lock rules it out.
+  if (code === '40001' || code === '40P01' || code === '23505') return 'conflict';
   if (code === '55P03') return 'lock-timeout';
   if (SOCKET_ERRNOS.has(code)) return 'connection';
   // Class 08: connection exception. 57P01..57P03: the server is shutting down or

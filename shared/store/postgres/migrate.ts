@@ -59,12 +59,17 @@ async function applyMigration(client: pg.ClientBase, version: number, location: 
  * else, and Baton will not build on top of it.
  */
 async function readSchemaVersion(client: pg.ClientBase, location: string): Promise<number> {
-  const tables = await client.query<{ meta: string | null; issues: string | null }>(
-    `SELECT to_regclass('meta')::text AS meta, to_regclass('issues')::text AS issues`,
+  // Read from pg_class rather than by name (to_regclass): a name lookup that misses
+  // leaves a negative entry in this connection's catalog cache, which a transaction
+  // still believes after another process has created the table and let the lock go.
+  const tables = await client.query<{ relname: string }>(
+    `SELECT c.relname FROM pg_catalog.pg_class c
+     WHERE c.relname IN ('meta', 'issues')
+       AND c.relnamespace = (SELECT n.oid FROM pg_catalog.pg_namespace n WHERE n.nspname = current_schema())`,
   );
-  const { meta, issues } = tables.rows[0];
-  if (meta === null) {
-    if (issues !== null) throw new StoreUnavailableError(location, 'it has an issues table but is not a Baton database');
+  const names = new Set(tables.rows.map((r) => r.relname));
+  if (!names.has('meta')) {
+    if (names.has('issues')) throw new StoreUnavailableError(location, 'it has an issues table but is not a Baton database');
     return 0;
   }
   const row = await client.query<{ value: string }>(`SELECT value FROM meta WHERE name = 'schema_version'`);

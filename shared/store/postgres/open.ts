@@ -3,7 +3,7 @@ import type { Store } from '../store.js';
 import { describeFailure } from './failures.js';
 import { redactUrl } from './location.js';
 import { migrate } from './migrate.js';
-import { createPool, DEFAULT_POOL_MAX } from './pool.js';
+import { createPool, DEFAULT_POOL_MAX, withClient } from './pool.js';
 import { withConnectRetries } from './retry.js';
 import { PostgresStore } from './store.js';
 
@@ -38,19 +38,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     throw new StoreUnavailableError(location, `the URL is not a usable PostgreSQL URL: ${describeFailure(err)}`);
   }
   try {
-    const schemaVersion = await withConnectRetries(async () => {
-      const client = await pool.connect();
-      let failed: unknown;
-      try {
-        return await migrate(client, location);
-      } catch (err) {
-        failed = err;
-        throw err;
-      } finally {
-        // A connection that failed mid-migration may hold a half-read reply: never reuse it.
-        client.release(failed ? true : undefined);
-      }
-    }, location);
+    // A connection that failed mid-migration is closed rather than reused (the default of withClient).
+    const schemaVersion = await withConnectRetries(() => withClient(pool, (client) => migrate(client, location)), location);
     return new PostgresStore(pool, location, schemaVersion, options.clockSkewMs ?? 0);
   } catch (err) {
     await pool.end().catch(() => undefined);

@@ -42,3 +42,33 @@ export function createPool(url: string, max: number): pg.Pool {
   });
   return pool;
 }
+
+/**
+ * Runs `fn` on a connection of the pool and gives the connection back, or closes it
+ * when `fn` failed and `reusable` cannot bring it back to a clean state (by default a
+ * failed connection is always closed: it may hold a half-read reply).
+ */
+export async function withClient<T>(
+  pool: pg.Pool,
+  fn: (client: pg.PoolClient) => Promise<T>,
+  reusable: (client: pg.PoolClient, err: unknown) => boolean | Promise<boolean> = () => false,
+): Promise<T> {
+  const client = await pool.connect();
+  // A checked-out connection that dies between two statements reports it as an 'error'
+  // event, which would end the process if nobody listened; the next statement fails too.
+  let lost: Error | undefined;
+  const onError = (err: Error) => {
+    lost = err;
+  };
+  client.on('error', onError);
+  let keep = true;
+  try {
+    return await fn(client);
+  } catch (err) {
+    keep = await reusable(client, err);
+    throw err;
+  } finally {
+    client.off('error', onError);
+    client.release(lost ?? (keep ? undefined : true));
+  }
+}

@@ -3,6 +3,7 @@ import { StoreUnavailableError } from '../../errors.js';
 import type { Result } from '../../result.js';
 import type { Store, StoreInfo, Tx } from '../store.js';
 import { classifyFailure, describeFailure } from './failures.js';
+import { withClient } from './pool.js';
 import { sleep, withConnectRetries } from './retry.js';
 import { DATABASE_NOW_SQL, PostgresTx } from './tx.js';
 
@@ -99,36 +100,25 @@ export class PostgresStore implements Store {
     }
   }
 
-  private async attempt<R>(mode: Mode, fn: (tx: Tx) => Promise<R>, keep: (result: R) => boolean): Promise<R> {
-    const client = await this.pool.connect();
-    // A connection that dies while checked out reports it as an 'error' event, which
-    // would end the process if nobody listened; the failing query reports it too.
-    let lost: Error | undefined;
-    const onError = (err: Error) => {
-      lost = err;
-    };
-    client.on('error', onError);
-    let reusable = true;
-    try {
-      const begun = (await client.query(`${mode === 'write' ? BEGIN_WRITE : BEGIN_READ}; ${DATABASE_NOW_SQL}`)) as unknown as
-        pg.QueryResult<{ now: number }>[];
-      const tx = new PostgresTx(client, begun[1].rows[0].now, mode === 'write');
-      let result: R;
-      try {
-        result = await fn(tx);
-      } finally {
-        tx.finish();
-      }
-      if (mode === 'write' && keep(result)) await this.commit(client);
-      else await client.query('ROLLBACK');
-      return result;
-    } catch (err) {
-      reusable = await rollbackQuietly(client);
-      throw err;
-    } finally {
-      client.off('error', onError);
-      client.release(lost ?? (reusable ? undefined : true));
-    }
+  private attempt<R>(mode: Mode, fn: (tx: Tx) => Promise<R>, keep: (result: R) => boolean): Promise<R> {
+    return withClient(
+      this.pool,
+      async (client) => {
+        const begun = (await client.query(`${mode === 'write' ? BEGIN_WRITE : BEGIN_READ}; ${DATABASE_NOW_SQL}`)) as unknown as
+          pg.QueryResult<{ now: number }>[];
+        const tx = new PostgresTx(client, begun[1].rows[0].now, mode === 'write');
+        let result: R;
+        try {
+          result = await fn(tx);
+        } finally {
+          tx.finish();
+        }
+        if (mode === 'write' && keep(result)) await this.commit(client);
+        else await client.query('ROLLBACK');
+        return result;
+      },
+      rollbackQuietly,
+    );
   }
 
   private async commit(client: pg.PoolClient): Promise<void> {
