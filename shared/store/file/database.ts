@@ -1,0 +1,100 @@
+import { BATON_APPLICATION_ID, SQLITE_MIGRATIONS } from '../sqlite-schema.js';
+import type { SqlJs, SqlJsDatabase } from './sql-js.js';
+import { LATEST_SCHEMA_VERSION } from './snapshot-header.js';
+
+/**
+ * The store's own row in the snapshot: the sequence number of the last log record
+ * folded into it. Kept out of the rules' tables (`meta`) because each process updates
+ * it privately just before exporting, and no rule may ever see two processes differ.
+ */
+const STATE_TABLE = 'file_store_state';
+const CREATE_STATE_TABLE = `CREATE TABLE IF NOT EXISTS ${STATE_TABLE} (id INTEGER PRIMARY KEY CHECK (id = 1), applied_seq INTEGER NOT NULL)`;
+
+/** A database copy in memory and the facts the store tracks about it. */
+export interface LoadedDatabase {
+  db: SqlJsDatabase;
+  appliedSeq: number;
+  userVersion: number;
+}
+
+/**
+ * Settings of a connection, set after every open. sql.js's `export()` has reset them in
+ * some releases, so the store sets them again after each export as well.
+ */
+export function configureConnection(db: SqlJsDatabase): void {
+  db.exec('PRAGMA foreign_keys = ON');
+}
+
+/**
+ * Opens snapshot bytes (header already checked) and reads the store's facts from them.
+ * Throws when sql.js cannot read the file; nothing on disk is involved.
+ */
+export function openSnapshotBytes(sqlJs: SqlJs, bytes: Uint8Array): LoadedDatabase {
+  const db = new sqlJs.Database(bytes);
+  try {
+    configureConnection(db);
+    // Reading the schema makes SQLite parse the file: a damaged one fails here, not later.
+    db.exec('SELECT count(*) FROM sqlite_master');
+    const userVersion = pragmaNumber(db, 'user_version');
+    if (pragmaNumber(db, 'application_id') !== BATON_APPLICATION_ID) throw new Error('application_id mismatch');
+    const hasState = db.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '${STATE_TABLE}'`).length > 0;
+    const appliedSeq = hasState ? Number(db.exec(`SELECT applied_seq FROM ${STATE_TABLE} WHERE id = 1`)[0]?.values[0]?.[0] ?? 0) : 0;
+    return { db, appliedSeq, userVersion };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/** A new database at the latest schema, marked as Baton's, at sequence 0. */
+export function createDatabase(sqlJs: SqlJs): LoadedDatabase {
+  const db = new sqlJs.Database();
+  try {
+    configureConnection(db);
+    db.exec('BEGIN');
+    for (const sql of migrationStatements(0)) db.exec(sql);
+    db.exec(`PRAGMA application_id = ${BATON_APPLICATION_ID}`);
+    db.exec(CREATE_STATE_TABLE);
+    db.exec(`INSERT INTO ${STATE_TABLE} (id, applied_seq) VALUES (1, 0)`);
+    db.exec('COMMIT');
+    return { db, appliedSeq: 0, userVersion: LATEST_SCHEMA_VERSION };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/**
+ * The statements that bring a database from `fromVersion` to the latest schema, each
+ * migration followed by its `user_version`. Run as a logged write, so every process
+ * replays the same DDL.
+ */
+export function migrationStatements(fromVersion: number): string[] {
+  const statements: string[] = [];
+  for (let version = fromVersion + 1; version <= SQLITE_MIGRATIONS.length; version++) {
+    statements.push(...SQLITE_MIGRATIONS[version - 1], `PRAGMA user_version = ${version}`);
+  }
+  return statements;
+}
+
+/** `PRAGMA user_version` of a loaded database. */
+export function userVersionOf(db: SqlJsDatabase): number {
+  return pragmaNumber(db, 'user_version');
+}
+
+/**
+ * The snapshot bytes of `db` with `appliedSeq` recorded in them. Must run outside any
+ * transaction (sql.js cannot export inside one). Allocates one full copy of the
+ * database; the caller writes it out and drops it.
+ */
+export function exportSnapshot(db: SqlJsDatabase, appliedSeq: number): Uint8Array {
+  db.exec(CREATE_STATE_TABLE);
+  db.run(`INSERT OR REPLACE INTO ${STATE_TABLE} (id, applied_seq) VALUES (1, ?)`, [appliedSeq]);
+  const bytes = db.export();
+  configureConnection(db);
+  return bytes;
+}
+
+function pragmaNumber(db: SqlJsDatabase, name: string): number {
+  return Number(db.exec(`PRAGMA ${name}`)[0]?.values[0]?.[0] ?? 0);
+}

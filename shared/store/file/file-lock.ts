@@ -1,0 +1,246 @@
+import { randomBytes } from 'node:crypto';
+import type { FSWatcher } from 'node:fs';
+import type { FileSystem } from './file-system.js';
+import { errnoCode, unlinkIfPresent } from './file-system.js';
+import type { OwnerInfo, Ticket } from './lock-files.js';
+import {
+  HOST,
+  OWNER_FILE,
+  breakOwner,
+  createTicket,
+  isProcessAlive,
+  isTicketStale,
+  ownerIdleMs,
+  parseTicket,
+  queuedTickets,
+  readOwner,
+  tryCreateOwner,
+} from './lock-files.js';
+
+/** Settings of the cross-process lock. */
+export interface FileLockOptions {
+  fs: FileSystem;
+  /** How long `acquire` waits before giving up. */
+  timeoutMs: number;
+  /** A holder or waiter silent this long is presumed gone even if its pid cannot be checked. */
+  staleMs: number;
+  /** How often a waiter looks for a dead holder (no file event announces a SIGKILL). */
+  pollMs?: number;
+}
+
+/** Why `acquire` gave up: who holds the lock and for how long. */
+export class LockTimeoutError extends Error {}
+
+/** Proof of holding the lock, handed back to `release`. */
+export interface LockHold {
+  readonly nonce: string;
+  readonly acquiredAt: number;
+}
+
+/**
+ * A fair cross-process lock made of files in one folder (see lock-files.ts for the
+ * layout). Waiters queue with tickets and only the head of the queue competes for the
+ * owner file, so no process starves; wake-ups come from `fs.watch` on the folder, so
+ * a hand-over costs one file event rather than a polling interval, and waiting costs
+ * no CPU. A short poll remains for what no event announces: a holder killed outright.
+ */
+export class FileLock {
+  private readonly pollMs: number;
+
+  constructor(
+    readonly dir: string,
+    private readonly options: FileLockOptions,
+  ) {
+    this.pollMs = options.pollMs ?? 25;
+  }
+
+  /**
+   * Waits for the lock. `whileWaiting` runs each time the queue moves while this process
+   * is not yet at its head: useful work (catching up on the log) done outside the lock.
+   * Throws `LockTimeoutError` after `timeoutMs`.
+   */
+  async acquire(whileWaiting?: () => void): Promise<LockHold> {
+    const { fs } = this.options;
+    const nonce = randomBytes(8).toString('hex');
+    const deadline = Date.now() + this.options.timeoutMs;
+    let names = this.list();
+    // Nobody holds it and nobody waits: take it without queueing (the common case).
+    if (names.length === 0) {
+      const hold = this.tryOwn(nonce);
+      if (hold) return hold;
+      names = this.list();
+    }
+    let ticket = createTicket(fs, this.dir, names, nonce);
+    const waiter = new DirWaiter(this.options.fs, this.dir);
+    let acquired = false;
+    let lastRefresh = Date.now();
+    try {
+      let woke: 'event' | 'timeout' = 'event';
+      for (;;) {
+        const queue = queuedTickets(this.list());
+        let position = queue.findIndex((t) => t.name === ticket.name);
+        if (position < 0) {
+          // Judged stale by someone while this process was stalled: queue again.
+          ticket = createTicket(fs, this.dir, queue.map((t) => t.name), nonce);
+          position = queue.length;
+        }
+        waiter.watching = position === 0 ? 'owner' : ticket.name;
+        if (position === 0) {
+          const hold = this.tryOwn(nonce);
+          if (hold) {
+            acquired = true;
+            unlinkIfPresent(fs, `${this.dir}/${ticket.name}`);
+            return hold;
+          }
+          if (woke === 'timeout') this.breakIfStale();
+        } else {
+          this.dropStaleAhead(queue.slice(0, position), woke === 'timeout');
+          whileWaiting?.();
+        }
+        const now = Date.now();
+        if (now >= deadline) throw new LockTimeoutError(this.describeHolder());
+        if (now - lastRefresh > this.options.staleMs / 3) {
+          // A waiter on another host is judged by age: show that this one is still here.
+          fs.utimesSync(`${this.dir}/${ticket.name}`, new Date(now), new Date(now));
+          lastRefresh = now;
+        }
+        woke = await waiter.next(Math.min(waiter.interval(this.pollMs), deadline - now));
+      }
+    } finally {
+      waiter.close();
+      if (!acquired) unlinkIfPresent(fs, `${this.dir}/${ticket.name}`);
+    }
+  }
+
+  /** Whether `hold` still owns the lock (it may have been broken as stale). */
+  isHeld(hold: LockHold): boolean {
+    const owner = readOwner(this.options.fs, this.dir);
+    return typeof owner === 'object' && owner.nonce === hold.nonce;
+  }
+
+  /** Marks progress, so a holder doing long work (compaction) is not judged stale by age. */
+  touch(): void {
+    const now = new Date();
+    try {
+      this.options.fs.utimesSync(`${this.dir}/${OWNER_FILE}`, now, now);
+    } catch {
+      // Only a hint for others' staleness checks.
+    }
+  }
+
+  /** Lets go of the lock, unless it has meanwhile passed to someone else. */
+  release(hold: LockHold): void {
+    if (this.isHeld(hold)) unlinkIfPresent(this.options.fs, `${this.dir}/${OWNER_FILE}`);
+  }
+
+  private tryOwn(nonce: string): LockHold | undefined {
+    const info: OwnerInfo = { pid: process.pid, host: HOST, nonce, at: Date.now() };
+    return tryCreateOwner(this.options.fs, this.dir, info) ? { nonce, acquiredAt: info.at } : undefined;
+  }
+
+  private list(): string[] {
+    try {
+      return this.options.fs.readdirSync(this.dir) as string[];
+    } catch (error) {
+      if (errnoCode(error) !== 'ENOENT') throw error;
+      this.options.fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      return [];
+    }
+  }
+
+  /** Breaks the owner file of a holder that is dead (same host) or silent past `staleMs`. */
+  private breakIfStale(): void {
+    const { fs, staleMs } = this.options;
+    const owner = readOwner(fs, this.dir);
+    if (owner === undefined) return;
+    const idle = ownerIdleMs(fs, this.dir, Date.now());
+    if (idle === undefined) return;
+    // A blank owner is a holder killed between creating and writing the file: give it a moment.
+    const stale =
+      owner === 'blank'
+        ? idle > Math.min(staleMs, 1000)
+        : (owner.host === HOST && owner.pid !== process.pid && !isProcessAlive(owner.pid)) || idle > staleMs;
+    if (stale) breakOwner(fs, this.dir, owner === 'blank' ? 'blank' : owner.nonce, 1000);
+  }
+
+  private dropStaleAhead(ahead: Ticket[], checkAge: boolean): void {
+    for (const ticket of ahead) {
+      if (isTicketStale(this.options.fs, this.dir, ticket, this.options.staleMs, checkAge)) {
+        unlinkIfPresent(this.options.fs, `${this.dir}/${ticket.name}`);
+      }
+    }
+  }
+
+  private describeHolder(): string {
+    const owner = readOwner(this.options.fs, this.dir);
+    if (typeof owner !== 'object') return `lock queue did not move for ${(this.options.timeoutMs / 1000).toFixed(1)}s`;
+    const where = owner.host === HOST ? '' : ` on ${owner.host}`;
+    return `locked by pid ${owner.pid}${where} for ${((Date.now() - owner.at) / 1000).toFixed(1)}s`;
+  }
+}
+
+/**
+ * Wakes a waiter when the file it cares about changes in the lock folder: the owner
+ * file for the head of the queue, a ticket ahead for everyone else. Falls back to fast
+ * polling where the platform offers no folder events.
+ */
+class DirWaiter {
+  /** `'owner'`, or this waiter's own ticket name (then tickets sorting before it matter). */
+  watching = OWNER_FILE;
+  private pending = false;
+  private wake: (() => void) | undefined;
+  private readonly watcher: FSWatcher | undefined;
+
+  constructor(fs: FileSystem, dir: string) {
+    try {
+      this.watcher = fs.watch(dir, { persistent: false }, (event, name) => this.onEvent(event, name));
+      this.watcher.on('error', () => this.onEvent('rename', null));
+    } catch {
+      this.watcher = undefined;
+    }
+  }
+
+  /** The longest sensible sleep: the poll period, or a short one without folder events. */
+  interval(pollMs: number): number {
+    return this.watcher ? pollMs : Math.min(pollMs, 5);
+  }
+
+  /** Resolves on a relevant event or after `ms`. */
+  next(ms: number): Promise<'event' | 'timeout'> {
+    if (this.pending) {
+      this.pending = false;
+      return Promise.resolve('event');
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.wake = undefined;
+        resolve('timeout');
+      }, Math.max(ms, 1));
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve('event');
+      };
+    });
+  }
+
+  close(): void {
+    this.watcher?.close();
+  }
+
+  private onEvent(event: string, name: string | Buffer | null): void {
+    // Content changes (the owner writing its info, refreshed tickets) never free the lock.
+    if (event !== 'rename' && name !== null) return;
+    const file = name === null ? null : String(name);
+    if (file !== null && !this.relevant(file)) return;
+    const wake = this.wake;
+    this.wake = undefined;
+    if (wake) wake();
+    else this.pending = true;
+  }
+
+  private relevant(file: string): boolean {
+    if (this.watching === OWNER_FILE) return file === OWNER_FILE;
+    const ticket = parseTicket(file);
+    return ticket !== undefined && file < this.watching;
+  }
+}

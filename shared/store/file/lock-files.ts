@@ -1,0 +1,160 @@
+import { hostname } from 'node:os';
+import { crc32 } from 'node:zlib';
+import type { FileSystem } from './file-system.js';
+import { errnoCode, readAt, statOrUndefined, unlinkIfPresent } from './file-system.js';
+
+/**
+ * The files inside the lock folder:
+ *
+ * - `owner`: exists while someone holds the lock; holds {@link OwnerInfo} as JSON.
+ *   Created with O_EXCL, which is what makes the lock exclusive.
+ * - `t-<n>-<host>-<pid>-<nonce>`: a waiter's ticket. Lower `n` waits less; only the
+ *   waiter at the head of the queue tries to create `owner`, which makes the lock fair.
+ *   The name carries everything needed to judge the waiter alive without reading it.
+ * - `break`: a short lock taken while removing a stale `owner`, so that two processes
+ *   judging the same dead holder cannot remove a live one that replaced it.
+ */
+export const OWNER_FILE = 'owner';
+export const BREAK_FILE = 'break';
+const TICKET_PREFIX = 't-';
+
+/** Who holds the lock. */
+export interface OwnerInfo {
+  pid: number;
+  host: string;
+  nonce: string;
+  /** Wall-clock milliseconds when it was acquired. */
+  at: number;
+}
+
+/** This machine's name; process ids are only comparable on the same one. */
+export const HOST = hostname();
+/** A short tag of the host for ticket names. */
+export const HOST_TAG = crc32(HOST).toString(36);
+
+/** Whether a process on this machine exists (EPERM: it does, under another user). */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return errnoCode(error) === 'EPERM';
+  }
+}
+
+/** Creates `owner` for `info` if nobody holds the lock; false when someone does. */
+export function tryCreateOwner(fs: FileSystem, dir: string, info: OwnerInfo): boolean {
+  let fd: number;
+  try {
+    fd = fs.openSync(`${dir}/${OWNER_FILE}`, 'wx', 0o600);
+  } catch (error) {
+    if (errnoCode(error) === 'EEXIST') return false;
+    throw error;
+  }
+  try {
+    fs.writeSync(fd, JSON.stringify(info));
+  } finally {
+    fs.closeSync(fd);
+  }
+  return true;
+}
+
+/**
+ * The current owner: its info, `'blank'` while its creator has not yet written it (or
+ * was killed in between), undefined when nobody holds the lock.
+ */
+export function readOwner(fs: FileSystem, dir: string): OwnerInfo | 'blank' | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(`${dir}/${OWNER_FILE}`, 'r');
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    const text = readAt(fs, fd, 4096, 0).toString('utf8');
+    const info = JSON.parse(text) as OwnerInfo;
+    return typeof info.pid === 'number' && typeof info.nonce === 'string' ? info : 'blank';
+  } catch {
+    return 'blank';
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Milliseconds since `owner` was created or last touched by its holder; undefined when absent. */
+export function ownerIdleMs(fs: FileSystem, dir: string, now: number): number | undefined {
+  const stat = statOrUndefined(fs, `${dir}/${OWNER_FILE}`);
+  return stat ? now - stat.mtimeMs : undefined;
+}
+
+/**
+ * Removes `owner` if it still belongs to the holder judged stale (`nonce`, or `'blank'`),
+ * under the short break lock. Answers whether it removed it. Never touches anything but
+ * the lock folder.
+ */
+export function breakOwner(fs: FileSystem, dir: string, judged: string | 'blank', staleBreakMs: number): boolean {
+  const breakPath = `${dir}/${BREAK_FILE}`;
+  let fd: number;
+  try {
+    fd = fs.openSync(breakPath, 'wx', 0o600);
+  } catch (error) {
+    if (errnoCode(error) !== 'EEXIST') throw error;
+    // A breaker killed mid-break leaves this behind; it only ever lives for microseconds.
+    const stat = statOrUndefined(fs, breakPath);
+    if (stat && Date.now() - stat.mtimeMs > staleBreakMs) unlinkIfPresent(fs, breakPath);
+    return false;
+  }
+  try {
+    fs.closeSync(fd);
+    const current = readOwner(fs, dir);
+    const same = current === 'blank' ? judged === 'blank' : current !== undefined && current.nonce === judged;
+    if (same) unlinkIfPresent(fs, `${dir}/${OWNER_FILE}`);
+    return same;
+  } finally {
+    unlinkIfPresent(fs, breakPath);
+  }
+}
+
+/** A parsed ticket name. */
+export interface Ticket {
+  name: string;
+  n: number;
+  hostTag: string;
+  pid: number;
+}
+
+/** The tickets among a folder listing, head of the queue first. */
+export function queuedTickets(names: readonly string[]): Ticket[] {
+  const tickets: Ticket[] = [];
+  for (const name of names) {
+    const ticket = parseTicket(name);
+    if (ticket) tickets.push(ticket);
+  }
+  // Zero-padded numbers sort as text; equal numbers (a rare race) fall back to the rest of the name.
+  return tickets.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** Parses a ticket file name; undefined for any other file. */
+export function parseTicket(name: string): Ticket | undefined {
+  if (!name.startsWith(TICKET_PREFIX)) return undefined;
+  const [, n, hostTag, pid] = name.split('-');
+  return { name, n: Number(n), hostTag, pid: Number(pid) };
+}
+
+/** Creates a ticket behind every ticket in `names`. */
+export function createTicket(fs: FileSystem, dir: string, names: readonly string[], nonce: string): Ticket {
+  const tickets = queuedTickets(names);
+  const n = (tickets.length ? tickets[tickets.length - 1].n : 0) + 1;
+  const name = `${TICKET_PREFIX}${String(n).padStart(12, '0')}-${HOST_TAG}-${process.pid}-${nonce}`;
+  fs.closeSync(fs.openSync(`${dir}/${name}`, 'wx', 0o600));
+  return { name, n, hostTag: HOST_TAG, pid: process.pid };
+}
+
+/** Whether a ticket's waiter is gone: dead on this host, or not refreshed for `staleMs`. */
+export function isTicketStale(fs: FileSystem, dir: string, ticket: Ticket, staleMs: number, checkAge: boolean): boolean {
+  if (ticket.hostTag === HOST_TAG && ticket.pid !== process.pid && !isProcessAlive(ticket.pid)) return true;
+  if (!checkAge) return false;
+  const stat = statOrUndefined(fs, `${dir}/${ticket.name}`);
+  return stat !== undefined && Date.now() - stat.mtimeMs > staleMs;
+}

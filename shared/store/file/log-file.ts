@@ -1,0 +1,169 @@
+import { randomBytes } from 'node:crypto';
+import type { StorePaths } from './paths.js';
+import type { FileSystem } from './file-system.js';
+import { errnoCode, fsyncDir, readAt, unlinkIfPresent, writeAt } from './file-system.js';
+import type { LogHeader, LogRecord } from './log-format.js';
+import { LOG_HEADER_SIZE, RECORD_HEADER_SIZE, decodeLogHeader, decodeRecords, encodeLogHeader } from './log-format.js';
+
+/** The log cannot be used as it is; the reason is for people. */
+export class LogProblem extends Error {}
+
+/** What reading the log's new bytes found. */
+export type LogRead =
+  | { kind: 'records'; records: LogRecord[] }
+  /** Bytes this process already applied are gone (a failed append was cut back): reload. */
+  | { kind: 'rewound' };
+
+/**
+ * One generation of the operation log, held open. The descriptor is kept so that a
+ * process can finish reading a log that compaction has just replaced, and so that its
+ * inode cannot be reused while this process still compares against it.
+ */
+export class LogFile {
+  /** Offset just past the last complete record read or written. */
+  validEnd = LOG_HEADER_SIZE;
+  /** File size when last looked at (includes a torn tail, if any). */
+  seenSize = LOG_HEADER_SIZE;
+  private last: { seq: number; crc: number; start: number } | undefined;
+
+  private constructor(
+    private readonly fs: FileSystem,
+    readonly fd: number,
+    readonly ino: number,
+    readonly header: LogHeader,
+    readonly writable: boolean,
+  ) {}
+
+  /**
+   * Opens the log at `path`; undefined when there is none. Throws `LogProblem` for a
+   * file that is not a Baton log, without changing it.
+   */
+  static open(fs: FileSystem, path: string): LogFile | undefined {
+    let fd: number;
+    let writable = true;
+    try {
+      fd = fs.openSync(path, 'r+');
+    } catch (error) {
+      const code = errnoCode(error);
+      if (code === 'ENOENT') return undefined;
+      if (code !== 'EACCES' && code !== 'EROFS' && code !== 'EPERM') throw error;
+      // A read-only copy can still be read; writes will report the store unavailable.
+      fd = fs.openSync(path, 'r');
+      writable = false;
+    }
+    try {
+      const header = decodeLogHeader(readAt(fs, fd, LOG_HEADER_SIZE, 0));
+      if ('problem' in header) throw new LogProblem(header.problem);
+      return new LogFile(fs, fd, fs.fstatSync(fd).ino, header, writable);
+    } catch (error) {
+      fs.closeSync(fd);
+      throw error;
+    }
+  }
+
+  /**
+   * Writes a new empty log continuing from `baseSeq` and renames it into place, so no
+   * reader ever sees a log without its header.
+   */
+  static create(fs: FileSystem, paths: StorePaths, baseSeq: number): LogFile {
+    const tmp = `${paths.dir}/${paths.tmpPrefix}${process.pid}-${randomBytes(6).toString('hex')}`;
+    try {
+      const fd = fs.openSync(tmp, 'wx', 0o600);
+      try {
+        writeAt(fs, fd, encodeLogHeader(baseSeq), 0);
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+      fs.renameSync(tmp, paths.log);
+    } catch (error) {
+      unlinkIfPresent(fs, tmp);
+      throw error;
+    }
+    fsyncDir(fs, paths.dir);
+    const log = LogFile.open(fs, paths.log);
+    if (!log) throw new LogProblem('the new operation log vanished');
+    return log;
+  }
+
+  /** The sequence number of the last record read or written here (baseSeq when none). */
+  get lastSeq(): number {
+    return this.last ? this.last.seq : this.header.baseSeq;
+  }
+
+  /**
+   * Reads the complete records added since the last call, given the file's current
+   * `size`. Before trusting the new bytes it checks that the last record it returned is
+   * still in place: an append whose fsync failed is cut back by its writer, and a
+   * process that had already applied it must start over from the snapshot.
+   */
+  readNew(size: number, skipThrough: number): LogRead {
+    if (size === this.seenSize) return { kind: 'records', records: [] };
+    if (size < this.validEnd) return { kind: 'rewound' };
+    const from = this.last ? this.last.start : this.validEnd;
+    const bytes = readAt(this.fs, this.fd, size - from, from);
+    let skip = 0;
+    if (this.last) {
+      if (bytes.length < RECORD_HEADER_SIZE || bytes.readUInt32LE(4) !== this.last.crc || Number(bytes.readBigUInt64LE(8)) !== this.last.seq) {
+        return { kind: 'rewound' };
+      }
+      skip = this.validEnd - from;
+    }
+    const { records, validEnd } = decodeRecords(bytes.subarray(skip), from + skip, skipThrough);
+    this.seenSize = size;
+    this.validEnd = validEnd;
+    const newest = records[records.length - 1];
+    if (newest) this.last = { seq: newest.seq, crc: newest.crc, start: newest.start };
+    return { kind: 'records', records };
+  }
+
+  /** The current size of this generation, read through the open descriptor. */
+  size(): number {
+    return this.fs.fstatSync(this.fd).size;
+  }
+
+  /**
+   * Cuts off a torn tail left by a killed writer. Only under the lock: the next record
+   * must start right after the last complete one.
+   */
+  truncateTornTail(): number {
+    const torn = this.seenSize - this.validEnd;
+    if (torn > 0) {
+      this.fs.ftruncateSync(this.fd, this.validEnd);
+      this.fs.fdatasyncSync(this.fd);
+      this.seenSize = this.validEnd;
+    }
+    return Math.max(torn, 0);
+  }
+
+  /**
+   * Appends one encoded record and makes it durable. On failure the file is cut back
+   * to where it was, so the record never existed for anyone, and the error rethrown.
+   */
+  append(record: Buffer, seq: number, crc: number): void {
+    const start = this.validEnd;
+    try {
+      writeAt(this.fs, this.fd, record, start);
+      this.fs.fdatasyncSync(this.fd);
+    } catch (error) {
+      try {
+        this.fs.ftruncateSync(this.fd, start);
+      } catch {
+        // The tail may stay; its checksum or seq keeps readers from applying it twice.
+      }
+      throw error;
+    }
+    this.validEnd = start + record.length;
+    this.seenSize = this.validEnd;
+    this.last = { seq, crc, start };
+  }
+
+  /** Closes the descriptor. */
+  close(): void {
+    try {
+      this.fs.closeSync(this.fd);
+    } catch {
+      // Already closed; nothing is lost.
+    }
+  }
+}

@@ -1,0 +1,144 @@
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { ManualClock } from '../../../shared/clock.js';
+import { fail, ok } from '../../../shared/result.js';
+import { openFileStore } from '../../../shared/store/file/index.js';
+import type { Store } from '../../../shared/store/store.js';
+import { addComment, commentTexts, insertIssue, scratchDir } from './helpers.js';
+
+let scratch: ReturnType<typeof scratchDir>;
+let path: string;
+const opened: Store[] = [];
+
+async function open(options: Partial<Parameters<typeof openFileStore>[0]> = {}): Promise<Store> {
+  const store = await openFileStore({ path, ...options });
+  opened.push(store);
+  return store;
+}
+
+beforeEach(() => {
+  scratch = scratchDir('store');
+  path = join(scratch.dir, 'nested', 'baton', 'baton.db');
+});
+
+afterEach(async () => {
+  for (const store of opened.splice(0)) await store.close();
+  scratch.remove();
+});
+
+describe('file store', () => {
+  test('creates the folder and files on first use, private to the user', async () => {
+    await open();
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(`${path}-log`).mode & 0o777).toBe(0o600);
+    expect(statSync(join(scratch.dir, 'nested', 'baton')).mode & 0o777).toBe(0o700);
+  });
+
+  test('a write in one store is read by another store on the same file', async () => {
+    const a = await open();
+    const b = await open();
+    await addComment(a, 'first');
+    expect(await commentTexts(b)).toEqual(['first']);
+    await addComment(b, 'second');
+    expect(await commentTexts(a)).toEqual(['first', 'second']);
+  });
+
+  test('a reopened store holds every committed write', async () => {
+    const a = await open();
+    for (let i = 0; i < 5; i++) await addComment(a, `c${i}`);
+    await a.close();
+    opened.splice(opened.indexOf(a), 1);
+    expect(await commentTexts(await open())).toEqual(['c0', 'c1', 'c2', 'c3', 'c4']);
+  });
+
+  test('a refused write changes nothing anywhere', async () => {
+    const a = await open();
+    const b = await open();
+    const result = await a.write(async (tx) => {
+      await insertIssue(tx, 7);
+      return fail('NOT_FOUND', 'no');
+    });
+    expect(result.ok).toBe(false);
+    expect(await a.read((tx) => tx.all('SELECT * FROM issues'))).toEqual([]);
+    expect(await b.read((tx) => tx.all('SELECT * FROM issues'))).toEqual([]);
+  });
+
+  test('an exception inside a write rolls it back and reaches the caller', async () => {
+    const a = await open();
+    await expect(
+      a.write(async (tx) => {
+        await insertIssue(tx, 7);
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(await a.read((tx) => tx.all('SELECT * FROM issues'))).toEqual([]);
+  });
+
+  test('a write that changes nothing appends no record', async () => {
+    const a = await open();
+    const before = statSync(`${path}-log`).size;
+    const version = await a.version();
+    await a.write(async (tx) => ok(await tx.all('SELECT * FROM issues')));
+    expect(statSync(`${path}-log`).size).toBe(before);
+    expect(await a.version()).toBe(version);
+  });
+
+  test('tx.now comes from the injected clock, taken inside the write', async () => {
+    const clock = new ManualClock(1_000);
+    const a = await open({ clock });
+    clock.set(5_000);
+    const now = await a.write(async (tx) => ok(tx.now));
+    expect(now).toEqual(ok(5_000));
+  });
+
+  test('a read transaction refuses statements that change data', async () => {
+    const a = await open();
+    await expect(a.read((tx) => tx.run('DELETE FROM issues'))).rejects.toThrow(/read transaction/);
+    await expect(a.read((tx) => tx.all('DELETE FROM issues'))).rejects.toThrow(/read transaction/);
+  });
+
+  test('version changes when another store commits and not otherwise', async () => {
+    const a = await open();
+    const b = await open();
+    const v1 = await a.version();
+    expect(await a.version()).toBe(v1);
+    await addComment(b, 'x');
+    expect(await a.version()).not.toBe(v1);
+  });
+
+  test('statements run through get or all inside a write are replayed too', async () => {
+    const a = await open();
+    const b = await open();
+    await a.write(async (tx) => {
+      await insertIssue(tx, 1);
+      const row = await tx.get<{ id: number }>(
+        `INSERT INTO comments (issue_id, text, agent, at) VALUES (1, 'returned', 'a', 0) RETURNING id`,
+      );
+      return ok(row?.id);
+    });
+    expect(await commentTexts(b)).toEqual(['returned']);
+  });
+
+  test('info reports the backend, schema version and file sizes', async () => {
+    const a = await open();
+    await addComment(a, 'x');
+    const info = await a.info();
+    expect(info).toMatchObject({ backend: 'file', location: path, schemaVersion: 1 });
+    expect(info.sizes!.snapshot).toBe(statSync(path).size);
+    expect(info.sizes!.log).toBe(statSync(`${path}-log`).size);
+  });
+
+  test('compaction folds the log into the snapshot and other stores continue without reloading', async () => {
+    const a = await open({ compactAfterBytes: 2_000 });
+    const b = await open();
+    for (let i = 0; i < 20; i++) await addComment(a, `c${i}`);
+    expect(statSync(`${path}-log`).size).toBeLessThan(2_000);
+    expect(await commentTexts(b)).toHaveLength(20);
+    await addComment(b, 'after');
+    expect(await commentTexts(a)).toHaveLength(21);
+    const fresh = await open();
+    expect(await commentTexts(fresh)).toHaveLength(21);
+    expect(existsSync(path)).toBe(true);
+  });
+});
