@@ -4,12 +4,17 @@ import { type BatonConfig, DEFAULTS } from '../../shared/config.js';
 import type { Result } from '../../shared/result.js';
 import type { Store } from '../../shared/store/store.js';
 import type { Caller, GitState } from '../../shared/types.js';
-import { memoryStore } from './memoryStore.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openFileStore } from '../../shared/store/file/index.js';
 
 /** One database, a hand-moved clock, and as many sessions of as many agents as a test needs. */
 export interface Harness {
   clock: ManualClock;
   store: Store;
+  /** The database file; its operation log and lock are named after it. */
+  dbPath: string;
   session(agent: string, options?: Partial<Caller> & { config?: Partial<BatonConfig>; git?: GitState | null }): Baton;
 }
 
@@ -17,10 +22,12 @@ let sessions = 0;
 
 export async function harness(config: Partial<BatonConfig> = {}): Promise<Harness> {
   const clock = new ManualClock();
-  const store = await memoryStore(clock);
+  const dbPath = join(mkdtempSync(join(tmpdir(), 'baton-core-')), 'baton.db');
+  const store = await openFileStore({ path: dbPath, clock });
   return {
     clock,
     store,
+    dbPath,
     session(agent, options = {}) {
       const caller: Caller = {
         agent,
