@@ -17,6 +17,9 @@ export const DATABASE_NOW_SQL = `SELECT (extract(epoch from clock_timestamp()) *
 export class PostgresTx implements Tx {
   readonly dialect = POSTGRES_DIALECT;
   private finished = false;
+  // Statements of one transaction go out one after another. The rules may start several
+  // at once (Promise.all); pg would queue them too, but warns that pg 9 will not.
+  private tail: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly client: pg.ClientBase,
@@ -51,6 +54,8 @@ export class PostgresTx implements Tx {
     if (numbered.count !== params.length) {
       throw new Error(`The statement has ${numbered.count} placeholders but ${params.length} values: ${sql}`);
     }
-    return this.client.query(numbered.text, params as SqlValue[]);
+    const sent = this.tail.then(() => this.client.query(numbered.text, params as SqlValue[]));
+    this.tail = sent.catch(() => undefined);
+    return sent;
   }
 }
