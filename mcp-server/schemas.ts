@@ -21,7 +21,7 @@ export const claimTokenInput = z
   .string()
   .min(1)
   .max(LIMITS.claimToken)
-  .describe('The claimToken from your claim answer (next_issue, next_batch or claim_issue).');
+  .describe('Your claimToken for this issue.');
 
 export const optionalClaimTokenInput = claimTokenInput.optional();
 
@@ -44,7 +44,7 @@ export const requestIdInput = z
   .string()
   .min(1)
   .max(LIMITS.requestId)
-  .describe('Any id you choose; repeat it after a lost answer to get the same answer back instead of claiming more.');
+  .describe('Your id for this request: a retry with the same id returns the first answer, claiming no more.');
 
 export const titleInput = z.string().trim().min(1).max(LIMITS.title);
 export const bodyInput = z.string().max(LIMITS.body).describe('Markdown.');
@@ -63,81 +63,33 @@ export const stateInput = z
 
 // ---------------------------------------------------------------- outputs
 
+/*
+ * Output shapes name the fields a client can count on and leave every object open to the
+ * rest of what PROTOCOL.md lists (the text rendering and get_issue show it all): the whole
+ * tools/list answer must stay within 24 KB.
+ */
+
 const time = z.string();
-const nullableText = z.string().nullable();
 
-export const errorOutput = z
-  .object({ code: z.enum(ERROR_CODES), message: z.string() })
-  .loose();
+/** `{ code, message, ...details }`; its JSON Schema only requires the two (18 copies of their types cost 1 KB). */
+export const errorOutput = z.object({ code: z.string(), message: z.string() }).meta({ properties: undefined });
 
-export const checkpointOutput = z
-  .object({
-    note: z.string(),
-    state: z.record(z.string(), z.unknown()).nullable(),
-    agent: z.string(),
-    at: time,
-    git: z.object({ head: z.string(), branch: nullableText, dirty: z.array(z.string()) }).loose().nullable(),
-  })
-  .loose();
+export const checkpointOutput = z.object({ note: z.string(), agent: z.string(), at: time });
 
-export const leaseOutput = z
-  .object({
-    key: z.string(),
-    agent: z.string(),
-    branch: z.string(),
-    worktree: nullableText,
-    claimedAt: time,
-    expiresAt: time,
-    lastRenewedAt: time,
-    renewer: nullableText,
-    fence: z.number(),
-    claimToken: z.string().optional(),
-  })
-  .loose();
+export const leaseOutput = z.object({
+  key: z.string(),
+  branch: z.string(),
+  expiresAt: time,
+  claimToken: z.string().optional(),
+});
 
-export const relationsOutput = z
-  .object({
-    blocks: z.array(z.string()),
-    blockedBy: z.array(z.string()),
-    relatesTo: z.array(z.string()),
-    parent: nullableText,
-  })
-  .loose();
+export const relationsOutput = z.object({ blocks: z.array(z.string()), blockedBy: z.array(z.string()) });
 
-export const issueOutput = z
-  .object({
-    key: z.string(),
-    title: z.string(),
-    body: z.string(),
-    status: z.enum(STATUSES),
-    priority: z.number(),
-    effectivePriority: z.number(),
-    labels: z.array(z.string()),
-    relations: relationsOutput,
-    checkpoint: checkpointOutput.nullable(),
-    reclaimCount: z.number(),
-    createdAt: time,
-    updatedAt: time,
-  })
-  .loose();
+export const issueOutput = z.object({ key: z.string(), title: z.string(), status: z.string() });
 
-export const issueSummaryOutput = z
-  .object({
-    key: z.string(),
-    title: z.string(),
-    status: z.enum(STATUSES),
-    priority: z.number(),
-    effectivePriority: z.number(),
-    labels: z.array(z.string()),
-    held: z.boolean(),
-  })
-  .loose();
+export const commentOutput = z.object({ id: z.number(), text: z.string(), agent: z.string(), at: time });
 
-export const commentOutput = z.object({ id: z.number(), text: z.string(), agent: z.string(), at: time }).loose();
-
-export const eventOutput = z
-  .object({ at: time, key: nullableText, type: z.string(), agent: z.string(), detail: z.string() })
-  .loose();
+export const eventOutput = z.object({ at: time, key: z.string().nullable(), type: z.string(), detail: z.string() });
 
 /** What a claim hands over: next_issue, next_batch items and claim_issue. */
 export const claimFields = {
@@ -150,10 +102,24 @@ export const claimFields = {
 /**
  * A tool's outputSchema: its answer fields, every one optional, plus `error`. SDK clients
  * check structuredContent against it even on refusals, so `{ error }` and short answers
- * such as `{ issue: null }` must pass.
+ * such as `{ issue: null }` must pass. The JSON Schema is rendered as for an input, which
+ * leaves objects open (no `additionalProperties`), so fields beyond those named pass too.
  */
 export function answerSchema(shape: Record<string, z.ZodType>): z.ZodObject {
-  const fields: Record<string, z.ZodType> = { error: errorOutput.optional() };
+  const fields: Record<string, z.ZodType> = {};
   for (const [name, schema] of Object.entries(shape)) fields[name] = schema.optional();
-  return z.object(fields);
+  fields.error = errorOutput.optional();
+  const schema = z.object(fields);
+  // Open at the top too: a field the core adds later must not fail an older client's check.
+  return schema.meta({ ...jsonSchemaOf(schema), additionalProperties: undefined });
+}
+
+/**
+ * The JSON Schema of `schema` as an input (objects not marked strict stay open), for
+ * `.meta()`: metadata wins over what zod would render, so a schema can show itself in
+ * tools/list as another one. `$schema` is left out of every tool's two schemas: the
+ * keywords used mean the same in every draft, and the bytes add up over 36 schemas.
+ */
+export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
+  return { ...z.toJSONSchema(schema, { target: 'draft-7', io: 'input' }), $schema: undefined };
 }

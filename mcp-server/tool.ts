@@ -6,6 +6,7 @@ import type { Result } from '../shared/result.js';
 import type { Lease } from '../shared/types.js';
 import type { Core, ServerDeps } from './deps.js';
 import { parseInput, refusal, respond } from './respond.js';
+import { jsonSchemaOf } from './schemas.js';
 
 /** The three hints every Baton tool states. */
 export interface Hints {
@@ -17,7 +18,6 @@ export interface Hints {
 /** One tool: its schemas, what it asks of the core, and how its answer reads as text. */
 export interface BatonTool<I extends z.ZodObject, T extends object> {
   name: string;
-  title: string;
   description: string;
   input: I;
   output: z.ZodObject;
@@ -42,11 +42,10 @@ export function registerBatonTool<I extends z.ZodObject, T extends object>(
   server.registerTool(
     tool.name,
     {
-      title: tool.title,
       description: tool.description,
       inputSchema: listedAs(tool.input),
       outputSchema: tool.output,
-      annotations: { ...tool.annotations, openWorldHint: false },
+      annotations: tool.annotations,
     },
     (args): Promise<CallToolResult> => {
       const call = handle(deps, tool, args);
@@ -77,6 +76,5 @@ async function handle<I extends z.ZodObject, T extends object>(
 
 /** An object schema that parses anything and shows itself in JSON Schema as `strict` does. */
 function listedAs(strict: z.ZodObject) {
-  const { $schema: _drop, ...json } = z.toJSONSchema(strict, { target: 'draft-7', io: 'input' });
-  return z.looseObject({}).meta(json);
+  return z.looseObject({}).meta(jsonSchemaOf(strict));
 }

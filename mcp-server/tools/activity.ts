@@ -17,7 +17,6 @@ export const activityOutput = answerSchema({ events: z.array(eventOutput) });
 export function registerActivityTool(server: McpServer, deps: ServerDeps): void {
   registerBatonTool(server, deps, {
     name: 'activity',
-    title: 'Activity log',
     description: 'The activity log, newest first: claims, renewals by checkpoint, reclaims, releases, status changes, comments.',
     input: activityInput,
     output: activityOutput,

@@ -14,12 +14,9 @@ const time = z.string().nullable();
 export const checkClaimOutput = answerSchema({
   held: z.boolean(),
   youHold: z.boolean(),
-  holder: z.object({ agent: z.string(), session: z.enum(['this', 'other_session']) }).nullable(),
-  claimedAt: time,
+  holder: z.object({ agent: z.string(), session: z.string() }).nullable(),
   expiresAt: time,
   lastRenewedAt: time,
-  renewer: z.string().nullable(),
-  fence: z.number().nullable(),
   secondsLeft: z.number().nullable(),
 });
 
@@ -33,7 +30,6 @@ function render(status: ClaimStatus): string {
 export function registerCheckClaimTool(server: McpServer, deps: ServerDeps): void {
   registerBatonTool(server, deps, {
     name: 'check_claim',
-    title: 'Check a lease',
     description:
       'Who holds an issue\'s lease and until when; renews nothing. youHold: this session holds it. ' +
       'lastRenewedAt moving between two calls proves something renews you; frozen means nothing does. ' +

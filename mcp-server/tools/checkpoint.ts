@@ -27,7 +27,6 @@ export const checkpointOutputSchema = answerSchema({ lease: leaseOutput, checkpo
 export function registerCheckpointTool(server: McpServer, deps: ServerDeps): void {
   registerBatonTool(server, deps, {
     name: 'checkpoint',
-    title: 'Save progress',
     description:
       'Record progress and renew the lease (same reset as heartbeat). Call at each milestone. The checkpoint ' +
       'survives release, expiry and restart: whoever claims the issue next gets it. The git HEAD, branch and ' +

@@ -19,13 +19,10 @@ export const claimIssueOutput = answerSchema(claimFields);
 export function registerClaimIssueTool(server: McpServer, deps: ServerDeps): void {
   registerBatonTool(server, deps, {
     name: 'claim_issue',
-    title: 'Claim an issue',
     description:
-      'Claim one issue by key; answers like next_issue. Calling it for an issue you already hold returns your ' +
-      'lease again. After a restart, call it with the claimToken you held: you get the same lease back with a ' +
-      'fresh token (the old one stops working), checkpoint kept. Errors: ALREADY_CLAIMED, BLOCKED, NOT_READY ' +
-      '(done, cancelled, or review without role reviewer): take other work. FORBIDDEN: not your token. ' +
-      'CLAIM_LOST: token no longer live; claim without it.',
+      'Claim one issue by key (answers like next_issue); for an issue you hold, returns your lease again. After a ' +
+      'restart, pass the claimToken you held: same lease, fresh token, checkpoint kept. ALREADY_CLAIMED, BLOCKED, ' +
+      'NOT_READY: take other work. FORBIDDEN: not your token. CLAIM_LOST: that token is dead; claim without it.',
     input: claimIssueInput,
     output: claimIssueOutput,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },

@@ -17,7 +17,6 @@ export const commentOutputSchema = answerSchema({ comment: commentOutput });
 export function registerCommentTool(server: McpServer, deps: ServerDeps): void {
   registerBatonTool(server, deps, {
     name: 'comment',
-    title: 'Comment on an issue',
     description: 'Add a comment to an issue. It does not renew your lease.',
     input: commentInput,
     output: commentOutputSchema,

@@ -21,7 +21,6 @@ export const createIssueOutput = answerSchema({ issue: issueOutput });
 export function registerCreateIssueTool(server: McpServer, deps: ServerDeps): void {
   registerBatonTool(server, deps, {
     name: 'create_issue',
-    title: 'Create an issue',
     description:
       'Create an issue in todo (e.g. follow-up work you found). It is not claimed. NOT_FOUND: a blockedBy or ' +
       'parent key names no issue.',

@@ -18,7 +18,6 @@ export const doneOutput = answerSchema({ issue: issueOutput });
 export function registerDoneTool(server: McpServer, deps: ServerDeps): void {
   registerBatonTool(server, deps, {
     name: 'done',
-    title: 'Finish an issue',
     description:
       'Finish the issue once the work is committed on its branch: status done (review if the repository ' +
       'requires review) and the lease is released. CLAIM_LOST: your lease ended or was taken; the finish is not ' +

@@ -6,8 +6,6 @@ import { checkpointLines, commentLine, eventLine, issueLine, leaseLines, relatio
 import {
   answerSchema,
   checkpointOutput,
-  commentOutput,
-  eventOutput,
   issueOutput,
   keyInput,
   leaseOutput,
@@ -22,8 +20,9 @@ export const getIssueOutput = answerSchema({
   lease: leaseOutput.nullable(),
   checkpoint: checkpointOutput.nullable(),
   relations: relationsOutput,
-  comments: z.array(commentOutput),
-  activity: z.array(eventOutput),
+  // Their items are the shapes the comment and activity tools declare.
+  comments: z.array(z.object({})),
+  activity: z.array(z.object({})),
 });
 
 /** The whole issue as an agent reads it; also the text of the `baton://issue/{key}` resource. */
@@ -43,7 +42,6 @@ export function issueDetailText(detail: IssueDetail): string {
 export function registerGetIssueTool(server: McpServer, deps: ServerDeps): void {
   registerBatonTool(server, deps, {
     name: 'get_issue',
-    title: 'Read an issue',
     description: 'Read one issue in full: body, lease, checkpoint, relations, every comment, the 50 latest events.',
     input: getIssueInput,
     output: getIssueOutput,

@@ -13,12 +13,10 @@ export const heartbeatOutput = answerSchema({ lease: leaseOutput });
 export function registerHeartbeatTool(server: McpServer, deps: ServerDeps): void {
   registerBatonTool(server, deps, {
     name: 'heartbeat',
-    title: 'Renew a lease',
     description:
-      'Renew your lease: expiry resets to now + lease length (a reset, not added on). Call well before ' +
-      'expiresAt, e.g. every third of the lease, while you work; at a milestone prefer checkpoint, which renews ' +
-      'the same and leaves a note. Comments and edits do not renew. CLAIM_LOST: stop work on the issue, take ' +
-      'new work. CLAIM_MISMATCH: claim_issue with this token first. FORBIDDEN: not your token.',
+      'Renew your lease: expiry becomes now + lease length (a reset, not added on). Call about every third of the ' +
+      'lease while working; at milestones checkpoint instead (it renews too). Comments and edits do not renew. ' +
+      'CLAIM_LOST: stop work on the issue, take new work. CLAIM_MISMATCH: claim_issue with this token first.',
     input: heartbeatInput,
     output: heartbeatOutput,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { LIMITS } from '../../shared/limits.js';
 import type { ServerDeps } from '../deps.js';
 import { summaryLine } from '../render.js';
-import { answerSchema, issueSummaryOutput, statusInput } from '../schemas.js';
+import { answerSchema, issueOutput, statusInput } from '../schemas.js';
 import { registerBatonTool } from '../tool.js';
 
 export const listIssuesInput = z.strictObject({
@@ -16,7 +16,7 @@ export const listIssuesInput = z.strictObject({
 });
 
 export const listIssuesOutput = answerSchema({
-  issues: z.array(issueSummaryOutput),
+  issues: z.array(issueOutput.extend({ held: z.boolean() })),
   nextCursor: z.string().nullable(),
 });
 
@@ -24,7 +24,6 @@ export const listIssuesOutput = answerSchema({
 export function registerListIssuesTool(server: McpServer, deps: ServerDeps): void {
   registerBatonTool(server, deps, {
     name: 'list_issues',
-    title: 'List issues',
     description: 'List issues, newest first, filtered; page on with nextCursor. Bodies are left out: get_issue reads one.',
     input: listIssuesInput,
     output: listIssuesOutput,

@@ -12,13 +12,12 @@ export const nextBatchInput = z.strictObject({
   requestId: requestIdInput.optional(),
 });
 
-export const nextBatchOutput = answerSchema({ items: z.array(z.object(claimFields).loose()) });
+export const nextBatchOutput = answerSchema({ items: z.array(z.object(claimFields)) });
 
 /** Claims several independent ready issues in one atomic step. */
 export function registerNextBatchTool(server: McpServer, deps: ServerDeps): void {
   registerBatonTool(server, deps, {
     name: 'next_batch',
-    title: 'Take several issues',
     description:
       'Claim up to max ready issues at once, in dispatch order, none blocking another, so they can be worked in ' +
       'parallel (e.g. by sub-agents). Each item is a lease like next_issue gives, with its own claimToken, to ' +

@@ -19,12 +19,10 @@ export const nextIssueOutput = answerSchema({ ...claimFields, issue: issueOutput
 export function registerNextIssueTool(server: McpServer, deps: ServerDeps): void {
   registerBatonTool(server, deps, {
     name: 'next_issue',
-    title: 'Take the next issue',
     description:
-      'Claim the most urgent ready issue and get its lease: claimToken (keep it, pass it to every lease call), ' +
+      'Claim the most urgent ready issue. The answer has claimToken (keep it: every lease call needs it), the ' +
       'branch to work on, expiresAt, and the last checkpoint (resumed: true = continue from it, do not restart). ' +
-      'Call when you need work. { issue: null } = nothing is ready. The lease lives only while renewed: ' +
-      'only heartbeat and checkpoint renew it, to now + lease length.',
+      '{ issue: null }: nothing is ready. Only heartbeat and checkpoint renew the lease.',
     input: nextIssueInput,
     output: nextIssueOutput,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },

@@ -18,7 +18,6 @@ export const relateOutput = answerSchema({ issue: issueOutput, relations: relati
 export function registerRelateTool(server: McpServer, deps: ServerDeps): void {
   registerBatonTool(server, deps, {
     name: 'relate',
-    title: 'Relate two issues',
     description: 'Add or remove a relation between two issues. A blocked issue is not dispatched until its blockers are done. CYCLE: refused, it would make a dependency cycle.',
     input: relateInput,
     output: relateOutput,

@@ -18,7 +18,6 @@ export const releaseOutput = answerSchema({ issue: issueOutput });
 export function registerReleaseTool(server: McpServer, deps: ServerDeps): void {
   registerBatonTool(server, deps, {
     name: 'release',
-    title: 'Give an issue back',
     description:
       'Stop working on an unfinished issue: the lease ends, status stays doing and anyone may claim it; ' +
       'the checkpoint stays for them (checkpoint first). CLAIM_LOST: it was no longer yours; nothing to do.',

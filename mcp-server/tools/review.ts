@@ -19,7 +19,6 @@ export const reviewOutput = answerSchema({ issue: issueOutput });
 export function registerReviewTool(server: McpServer, deps: ServerDeps): void {
   registerBatonTool(server, deps, {
     name: 'review',
-    title: 'Review an issue',
     description:
       'Give the verdict on an issue in review that you claimed as reviewer (next_issue or claim_issue with ' +
       'role "reviewer"); ends your lease. Errors as done.',

@@ -18,7 +18,6 @@ export const submitForReviewOutput = answerSchema({ issue: issueOutput });
 export function registerSubmitForReviewTool(server: McpServer, deps: ServerDeps): void {
   registerBatonTool(server, deps, {
     name: 'submit_for_review',
-    title: 'Submit for review',
     description:
       'Hand finished work to a reviewer: status review, your lease is released. Errors as done.',
     input: submitForReviewInput,

@@ -20,7 +20,6 @@ export const updateIssueOutput = answerSchema({ issue: issueOutput });
 export function registerUpdateIssueTool(server: McpServer, deps: ServerDeps): void {
   registerBatonTool(server, deps, {
     name: 'update_issue',
-    title: 'Edit an issue',
     description: 'Change an issue\'s fields. Needs no lease and renews none.',
     input: updateIssueInput,
     output: updateIssueOutput,
