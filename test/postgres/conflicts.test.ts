@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ok } from '../../shared/result.js';
+import { openPostgresStore } from '../../shared/store/postgres/index.js';
+import type { Store, Tx } from '../../shared/store/store.js';
+import { ADMIN_URL, createTestDatabase, type TestDatabase } from './test-database.js';
+
+/** Resolves once `n` callers have arrived: lines transactions up at one point. */
+function barrier(n: number): () => Promise<void> {
+  let arrived = 0;
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return () => {
+    if (++arrived === n) open();
+    return opened;
+  };
+}
+
+describe.skipIf(!ADMIN_URL)('PostgreSQL store: concurrent writers', () => {
+  let db: TestDatabase;
+  let stores: Store[];
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    stores = [];
+    for (let i = 0; i < 4; i++) stores.push(await openPostgresStore({ url: db.url }));
+  });
+  afterAll(async () => {
+    for (const store of stores ?? []) await store.close();
+    await db?.drop();
+  });
+
+  it('loses no update when writers read a row FOR UPDATE and write it back', async () => {
+    await stores[0].write(async (tx) => ok(await tx.run(`INSERT INTO meta (name, value) VALUES ('counter', '0')`)));
+    const bump = (tx: Tx) =>
+      tx
+        .get<{ value: string }>(`SELECT value FROM meta WHERE name = 'counter'${tx.dialect.forUpdate}`)
+        .then((row) => tx.run(`UPDATE meta SET value = ? WHERE name = 'counter'`, [String(Number(row!.value) + 1)]))
+        .then(() => ok(undefined));
+    await Promise.all(stores.map(async (store) => {
+      for (let i = 0; i < 25; i++) await store.write(bump);
+    }));
+    const row = await stores[0].read((tx) => tx.get<{ value: string }>(`SELECT value FROM meta WHERE name = 'counter'`));
+    expect(row!.value).toBe('100');
+  });
+
+  it('runs again the loser of a deadlock, so both writers succeed', async () => {
+    await stores[0].write(async (tx) => {
+      await tx.run(`INSERT INTO meta (name, value) VALUES ('left', '0'), ('right', '0')`);
+      return ok(undefined);
+    });
+    const bothLocked = barrier(2);
+    const runs = { a: 0, b: 0 };
+    const lockInOrder = (first: string, second: string, who: 'a' | 'b') => async (tx: Tx) => {
+      runs[who]++;
+      await tx.run(`UPDATE meta SET value = value || ? WHERE name = ?`, [who, first]);
+      if (runs[who] === 1) await bothLocked();
+      await tx.run(`UPDATE meta SET value = value || ? WHERE name = ?`, [who, second]);
+      return ok(who);
+    };
+    const [a, b] = await Promise.all([
+      stores[0].write(lockInOrder('left', 'right', 'a')),
+      stores[1].write(lockInOrder('right', 'left', 'b')),
+    ]);
+    expect([a.ok, b.ok]).toEqual([true, true]);
+    expect(runs.a + runs.b).toBe(3); // one of them ran twice
+    const rows = await stores[0].read((tx) => tx.all<{ name: string; value: string }>(`SELECT name, value FROM meta WHERE name IN ('left', 'right') ORDER BY name`));
+    for (const row of rows) expect(row.value.split('').sort().join('')).toBe('0ab');
+  });
+
+  it('runs again the loser of a race to insert the same key, which then finds the winner’s row', async () => {
+    const bothChecked = barrier(2);
+    const runs: string[] = [];
+    const claimName = (who: string) => async (tx: Tx) => {
+      runs.push(who);
+      const existing = await tx.get<{ value: string }>(`SELECT value FROM meta WHERE name = 'first'`);
+      if (existing) return ok(`found ${existing.value}`);
+      if (runs.length <= 2) await bothChecked();
+      await tx.run(`INSERT INTO meta (name, value) VALUES ('first', ?)`, [who]);
+      return ok(`inserted ${who}`);
+    };
+    const answers = await Promise.all([stores[2].write(claimName('x')), stores[3].write(claimName('y'))]);
+    const values = answers.map((a) => (a.ok ? a.value : a.error.code)).sort();
+    expect(values).toHaveLength(2);
+    const winner = values.find((v) => v.startsWith('inserted'))!.slice('inserted '.length);
+    expect(values).toContain(`found ${winner}`);
+  });
+});
