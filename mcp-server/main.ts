@@ -106,8 +106,12 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   };
   server = createServer(deps);
   // Open the store as soon as the agent is known, so the sweep runs even before the first call.
+  // setImmediate: a client that sends `initialized` without awaiting the `initialize` answer
+  // gets both read in one chunk, and this notification can run before that request's handler.
   server.server.oninitialized = () => {
-    deps.core().catch((error: unknown) => log(`baton: ${error instanceof Error ? error.message : String(error)}`));
+    setImmediate(() => {
+      deps.core().catch((error: unknown) => log(`baton: ${error instanceof Error ? error.message : String(error)}`));
+    });
   };
 
   let resolveStopped!: () => void;
