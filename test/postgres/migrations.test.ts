@@ -1,7 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../shared/errors.js';
 import { openPostgresStore, POSTGRES_SCHEMA_VERSION } from '../../shared/store/postgres/index.js';
 import type { Store } from '../../shared/store/store.js';
+import { BatonProcess, bundleBatonProcess } from './baton-processes.js';
 import { ADMIN_URL, createTestDatabase, type TestDatabase } from './test-database.js';
 
 describe.skipIf(!ADMIN_URL)('PostgreSQL store: schema and migrations', () => {
@@ -34,7 +38,7 @@ describe.skipIf(!ADMIN_URL)('PostgreSQL store: schema and migrations', () => {
     return error as StoreUnavailableError;
   }
 
-  it('migrates a new database once when several processes open it at the same moment', async () => {
+  it('migrates a new database once when several stores open it at the same moment', async () => {
     const db = await freshDatabase();
     const stores = await Promise.all([open(db.url), open(db.url), open(db.url), open(db.url)]);
     for (const store of stores) expect((await store.info()).schemaVersion).toBe(POSTGRES_SCHEMA_VERSION);
@@ -45,6 +49,23 @@ describe.skipIf(!ADMIN_URL)('PostgreSQL store: schema and migrations', () => {
     ]);
     const counters = await db.query('SELECT * FROM store_changes');
     expect(counters.rowCount).toBe(1);
+  });
+
+  it('comes up in every one of several server processes started at once on a new database', async () => {
+    const db = await freshDatabase();
+    const bundle = await bundleBatonProcess();
+    const cwd = mkdtempSync(join(tmpdir(), 'baton-pg-cwd-'));
+    cleanups.push(async () => {
+      bundle.remove();
+      rmSync(cwd, { recursive: true, force: true });
+    });
+    const servers = Array.from({ length: 4 }, (_, i) => BatonProcess.start(bundle.file, { databaseUrl: db.url, agent: `opener-${i}`, cwd }));
+    cleanups.push(() => Promise.all(servers.map((s) => s.stop())).then(() => undefined));
+    await Promise.all(servers.map((s) => s.ready));
+    const created = await Promise.all(servers.map((s) => s.call<{ ok: boolean }>('createIssue', { title: 'after the migration' })));
+    expect(created.every((c) => c.ok)).toBe(true);
+    const versions = await db.query<{ value: string }>(`SELECT value FROM meta WHERE name IN ('schema_version', 'next_number') ORDER BY name`);
+    expect(versions.rows.map((r) => r.value)).toEqual(['5', String(POSTGRES_SCHEMA_VERSION)]);
   });
 
   it('changes nothing when it opens a database that is already current', async () => {

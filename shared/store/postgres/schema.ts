@@ -41,7 +41,7 @@ export const POSTGRES_MIGRATIONS: readonly (readonly string[])[] = [
     `CREATE TABLE issue_labels (label TEXT NOT NULL, issue_id BIGINT NOT NULL, PRIMARY KEY (label, issue_id))`,
     `CREATE INDEX issue_labels_issue ON issue_labels(issue_id)`,
     `CREATE TABLE relations (type TEXT NOT NULL, from_id BIGINT NOT NULL, to_id BIGINT NOT NULL, PRIMARY KEY (type, from_id, to_id))`,
-    `CREATE INDEX relations_to ON relations(type, to_id)`,
+    `CREATE INDEX relations_to ON relations(type, to_id, from_id)`,
     `CREATE TABLE leases (
       issue_id BIGINT PRIMARY KEY,
       token_hash TEXT NOT NULL,
