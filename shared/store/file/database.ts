@@ -19,10 +19,13 @@ export interface LoadedDatabase {
 
 /**
  * Settings of a connection, set after every open. sql.js's `export()` has reset them in
- * some releases, so the store sets them again after each export as well.
+ * some releases, so the store sets them again after each export as well. The copy lives
+ * in memory and durability comes from the operation log, so SQLite's own journal and
+ * syncs (into sql.js's in-memory file system) are pure cost: the journal is kept in
+ * memory, which still lets a transaction roll back.
  */
 export function configureConnection(db: SqlJsDatabase): void {
-  db.exec('PRAGMA foreign_keys = ON');
+  db.exec('PRAGMA foreign_keys = ON; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY');
 }
 
 /**

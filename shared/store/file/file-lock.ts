@@ -11,7 +11,6 @@ import {
   isProcessAlive,
   isTicketStale,
   ownerIdleMs,
-  parseTicket,
   queuedTickets,
   readOwner,
   tryCreateOwner,
@@ -46,6 +45,9 @@ export interface LockHold {
  */
 export class FileLock {
   private readonly pollMs: number;
+  // A nonce tells one acquisition from every other: a random prefix per lock object plus a counter.
+  private readonly noncePrefix = randomBytes(6).toString('hex');
+  private acquisitions = 0;
 
   constructor(
     readonly dir: string,
@@ -55,13 +57,13 @@ export class FileLock {
   }
 
   /**
-   * Waits for the lock. `whileWaiting` runs each time the queue moves while this process
-   * is not yet at its head: useful work (catching up on the log) done outside the lock.
+   * Waits for the lock. `whileWaiting` runs each time this process wakes without getting
+   * the lock: useful work (catching up on the log) done outside the lock.
    * Throws `LockTimeoutError` after `timeoutMs`.
    */
   async acquire(whileWaiting?: () => void): Promise<LockHold> {
     const { fs } = this.options;
-    const nonce = randomBytes(8).toString('hex');
+    const nonce = `${this.noncePrefix}${(this.acquisitions++).toString(36)}`;
     const deadline = Date.now() + this.options.timeoutMs;
     let names = this.list();
     // Nobody holds it and nobody waits: take it without queueing (the common case).
@@ -84,7 +86,8 @@ export class FileLock {
           ticket = createTicket(fs, this.dir, queue.map((t) => t.name), nonce);
           position = queue.length;
         }
-        waiter.watching = position === 0 ? 'owner' : ticket.name;
+        // Only the waiter right behind a ticket is woken when it goes: one wake-up per hand-over.
+        waiter.watching = position === 0 ? OWNER_FILE : queue[position - 1].name;
         if (position === 0) {
           const hold = this.tryOwn(nonce);
           if (hold) {
@@ -95,8 +98,8 @@ export class FileLock {
           if (woke === 'timeout') this.breakIfStale();
         } else {
           this.dropStaleAhead(queue.slice(0, position), woke === 'timeout');
-          whileWaiting?.();
         }
+        whileWaiting?.();
         const now = Date.now();
         if (now >= deadline) throw new LockTimeoutError(this.describeHolder());
         if (now - lastRefresh > this.options.staleMs / 3) {
@@ -104,7 +107,9 @@ export class FileLock {
           fs.utimesSync(`${this.dir}/${ticket.name}`, new Date(now), new Date(now));
           lastRefresh = now;
         }
-        woke = await waiter.next(Math.min(waiter.interval(this.pollMs), deadline - now));
+        // The head polls for a killed holder; waiters further back only for killed waiters ahead.
+        const interval = waiter.interval(position === 0 ? this.pollMs : this.pollMs * 4);
+        woke = await waiter.next(Math.min(interval, deadline - now));
       }
     } finally {
       waiter.close();
@@ -185,7 +190,7 @@ export class FileLock {
  * polling where the platform offers no folder events.
  */
 class DirWaiter {
-  /** `'owner'`, or this waiter's own ticket name (then tickets sorting before it matter). */
+  /** The one file whose creation or removal matters: `owner` for the head, else the ticket just ahead. */
   watching = OWNER_FILE;
   private pending = false;
   private wake: (() => void) | undefined;
@@ -239,8 +244,6 @@ class DirWaiter {
   }
 
   private relevant(file: string): boolean {
-    if (this.watching === OWNER_FILE) return file === OWNER_FILE;
-    const ticket = parseTicket(file);
-    return ticket !== undefined && file < this.watching;
+    return file === this.watching;
   }
 }
