@@ -28,6 +28,13 @@ await Promise.all([
     // pg optionally requires pg-native; Baton uses the pure JavaScript client.
     external: ['pg-native'],
   }),
+  // `npm run demo`: the orchestrator and the agent processes it starts.
+  build({
+    ...common,
+    entryPoints: { demo: 'demo/demo.ts', 'demo-agent': 'demo/agent.ts' },
+    outdir: 'dist',
+    external: ['pg-native'],
+  }),
   build({
     ...common,
     entryPoints: { extension: 'extension/extension.ts' },

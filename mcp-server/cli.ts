@@ -1,27 +1,30 @@
-import { Command } from 'commander';
+import { CommanderError } from 'commander';
+import { realpathSync } from 'node:fs';
 import packageJson from '../package.json';
-import { SettingError, startServer } from './main.js';
+import type { CliDeps } from './cli/context.js';
+import { CliExit, EXIT, statusForCommanderCode } from './cli/exit.js';
+import { buildProgram } from './cli/program.js';
 
-const program = new Command('baton')
-  .description('Hands each issue to exactly one coding agent, with a claim token, a branch and a lease.')
-  .version(packageJson.version);
+// The `baton` bin: the composition root of the CLI. Exit status 0 on success, 1 on a
+// refused operation (its error code printed), 2 on bad usage (PROTOCOL.md section 7).
+const deps: CliDeps = {
+  env: process.env,
+  cwd: process.cwd(),
+  stdout: process.stdout,
+  stderr: process.stderr,
+  cliPath: realpathSync(process.argv[1] ?? __filename),
+};
 
-program
-  .command('serve')
-  .description('Start the stdio MCP server (one session). Stops when stdin closes, or on SIGINT or SIGTERM.')
-  .option('--db <path>', 'database file (default: <git common dir>/baton/baton.db; BATON_DB)')
-  .action(async (options: { db?: string }) => {
-    try {
-      const running = await startServer({ db: options.db });
-      await running.stopped;
-    } catch (error) {
-      if (!(error instanceof SettingError)) throw error;
-      process.stderr.write(`baton serve: ${error.message}\n`);
-      process.exitCode = 2;
+buildProgram(deps, packageJson.version)
+  .parseAsync(process.argv)
+  .catch((error: unknown) => {
+    if (error instanceof CliExit) {
+      if (error.error) deps.stderr.write(`error ${error.error.code}: ${error.error.message}\n`);
+      process.exitCode = error.status;
+    } else if (error instanceof CommanderError) {
+      process.exitCode = statusForCommanderCode(error.code);
+    } else {
+      process.stderr.write(`baton: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exitCode = EXIT.refused;
     }
   });
-
-program.parseAsync(process.argv).catch((error: unknown) => {
-  process.stderr.write(`baton: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exitCode = 1;
-});

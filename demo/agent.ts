@@ -1,0 +1,106 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { parseArgs } from 'node:util';
+import type { AgentEvent } from './events.js';
+
+/*
+ * One demo agent: a real process that speaks MCP over stdio to its own `baton serve`
+ * (spawned by the SDK's StdioClientTransport, in the agent's worktree), and works the
+ * queue the way AGENTS.md tells a coding agent to. It reports what it does as JSON lines
+ * on stdout for the demo to show; it never prints a claim token.
+ */
+
+const { values } = parseArgs({
+  options: {
+    name: { type: 'string' },
+    cli: { type: 'string' },
+    steps: { type: 'string', default: '3' },
+    'step-ms': { type: 'string', default: '700' },
+    // Goes silent this long after its first checkpoint, as an agent stuck in a long build with nobody renewing.
+    'stall-ms': { type: 'string', default: '0' },
+  },
+});
+const name = values.name ?? 'agent';
+const steps = Number(values.steps);
+const stepMs = Number(values['step-ms']);
+let stallMs = Number(values['stall-ms']);
+
+type Answer = { ok: true; value: Record<string, any> } | { ok: false; error: { code: string; message: string; reason?: string } };
+
+const emit = (event: AgentEvent) => process.stdout.write(`${JSON.stringify(event)}\n`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function main(): Promise<void> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [values.cli!, 'serve'],
+    cwd: process.cwd(),
+    env: { ...stringEnv(process.env), BATON_AGENT: name },
+    stderr: 'inherit',
+  });
+  const client = new Client({ name: `demo-${name}`, version: '1.0.0' });
+  await client.connect(transport);
+  emit({ type: 'ready', agent: name, serverPid: transport.pid ?? 0 });
+
+  const call = async (tool: string, args: Record<string, unknown>): Promise<Answer> => {
+    const result = await client.callTool({ name: tool, arguments: args });
+    const content = result.structuredContent as Record<string, any>;
+    return result.isError ? { ok: false, error: content.error } : { ok: true, value: content };
+  };
+
+  for (;;) {
+    const next = await call('next_issue', {});
+    if (!next.ok) throw new Error(`next_issue: ${next.error.code} ${next.error.message}`);
+    if (next.value.issue === null) {
+      const open = await call('list_issues', { limit: 1000 });
+      if (!open.ok) throw new Error(`list_issues: ${open.error.message}`);
+      const unfinished = open.value.issues.filter((i: { status: string }) => i.status !== 'done' && i.status !== 'cancelled');
+      if (unfinished.length === 0) break;
+      await sleep(250); // blocked or held by others: look again shortly
+      continue;
+    }
+    await work(call, next.value);
+  }
+  emit({ type: 'finished', agent: name });
+  await client.close();
+}
+
+async function work(call: (tool: string, args: Record<string, unknown>) => Promise<Answer>, claim: Record<string, any>): Promise<void> {
+  const { issue, lease, checkpoint, resumed } = claim;
+  const key: string = issue.key;
+  const claimToken: string = lease.claimToken;
+  const from = resumed && typeof checkpoint?.state?.step === 'number' ? checkpoint.state.step : 0;
+  emit({ type: 'claimed', agent: name, key, title: issue.title, resumed, fromStep: from, checkpointNote: checkpoint?.note ?? null, branch: lease.branch });
+
+  for (let step = from + 1; step <= steps; step++) {
+    await sleep(stepMs);
+    const note = `step ${step}/${steps} of ${issue.title.toLowerCase()}`;
+    const saved = await call('checkpoint', { key, claimToken, note, state: { step } });
+    if (!saved.ok) {
+      emit({ type: 'refused', agent: name, key, call: 'checkpoint', code: saved.error.code, reason: saved.error.reason ?? saved.error.message });
+      return;
+    }
+    emit({ type: 'checkpoint', agent: name, key, step, of: steps, note });
+    if (stallMs > 0) {
+      emit({ type: 'stalling', agent: name, key, ms: stallMs });
+      await sleep(stallMs);
+      stallMs = 0;
+    }
+  }
+  const done = await call('done', { key, claimToken, summary: `${name} finished ${issue.title.toLowerCase()}` });
+  if (!done.ok) {
+    // The late write of a superseded agent: refused, nothing of it applied.
+    emit({ type: 'refused', agent: name, key, call: 'done', code: done.error.code, reason: done.error.reason ?? done.error.message });
+    return;
+  }
+  emit({ type: 'done', agent: name, key });
+}
+
+function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`demo agent ${name}: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,181 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { isProcessAlive } from '../../shared/sessions.js';
+import { nodeFileSystem } from '../../shared/store/file/file-system.js';
+import { readOwner } from '../../shared/store/file/lock-files.js';
+import { storePaths } from '../../shared/store/file/paths.js';
+import type { ServerEntry } from './mcp-probe.js';
+import { probeServer } from './mcp-probe.js';
+
+/** One finding of `baton doctor`; a problem carries the fix. */
+export interface Check {
+  name: string;
+  status: 'ok' | 'warn' | 'fail';
+  detail: string;
+  fix?: string;
+}
+
+export interface Worktree {
+  path: string;
+  branch: string | null;
+  /** Its folder is gone; `git worktree prune` forgets it. */
+  prunable: boolean;
+}
+
+/** `git worktree list --porcelain`: every checkout sharing this repository (and so its database). */
+export function listWorktrees(cwd: string): Worktree[] {
+  let out: string;
+  try {
+    out = execFileSync('git', ['worktree', 'list', '--porcelain'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  } catch {
+    return [];
+  }
+  const worktrees: Worktree[] = [];
+  for (const block of out.split('\n\n')) {
+    const lines = block.split('\n');
+    const path = lines.find((l) => l.startsWith('worktree '))?.slice('worktree '.length);
+    if (!path) continue;
+    const branch = lines.find((l) => l.startsWith('branch '))?.slice('branch refs/heads/'.length) ?? null;
+    worktrees.push({ path, branch, prunable: lines.some((l) => l.startsWith('prunable')) });
+  }
+  return worktrees;
+}
+
+/**
+ * The file store's lock and temporary files: a lock owner whose process is gone, or
+ * temporary files a killed writer left. Both are recovered by the next write; the check
+ * says so, and which file to delete to be rid of them now.
+ */
+export function checkLockFiles(dbPath: string, now = Date.now()): Check {
+  const paths = storePaths(dbPath);
+  const problems: string[] = [];
+  const fixes: string[] = [];
+  let owner: ReturnType<typeof readOwner>;
+  try {
+    owner = existsSync(paths.lockDir) ? readOwner(nodeFileSystem, paths.lockDir) : undefined;
+  } catch (error) {
+    return { name: 'lock files', status: 'warn', detail: `cannot read ${paths.lockDir}: ${(error as Error).message}` };
+  }
+  const ownerFile = join(paths.lockDir, 'owner');
+  if (owner && owner !== 'blank' && owner.host === hostname() && !isProcessAlive(owner.pid)) {
+    problems.push(`the lock is held by process ${owner.pid}, which is gone`);
+    fixes.push(`nothing is needed: the next write recovers it; or delete ${ownerFile}`);
+  } else if (owner && owner !== 'blank' && now - owner.at > 30_000) {
+    problems.push(`process ${owner.pid} on ${owner.host} has held the lock for ${Math.round((now - owner.at) / 1000)} s`);
+    fixes.push(`check that process; if it is hung, stop it (the lock is then recovered)`);
+  } else if (owner === 'blank') {
+    const age = now - (statOrNull(ownerFile)?.mtimeMs ?? now);
+    if (age > 5_000) {
+      problems.push('an empty lock owner file was left by a process killed while taking the lock');
+      fixes.push(`nothing is needed: the next write recovers it; or delete ${ownerFile}`);
+    }
+  }
+  const leftovers = existsSync(paths.dir) ? readdirSync(paths.dir).filter((name) => name.startsWith(paths.tmpPrefix)) : [];
+  const stale = leftovers.filter((name) => !isProcessAlive(Number(/^(\d+)-/.exec(name.slice(paths.tmpPrefix.length))?.[1] ?? 0)));
+  if (stale.length) {
+    problems.push(`${stale.length} temporary file${stale.length === 1 ? '' : 's'} left by killed writers`);
+    fixes.push(`removed by the next write; or delete ${join(paths.dir, `${paths.tmpPrefix}*`)}`);
+  }
+  if (problems.length === 0) return { name: 'lock files', status: 'ok', detail: owner ? `held by process ${(owner as { pid: number }).pid ?? '?'} now` : 'none stale' };
+  return { name: 'lock files', status: 'warn', detail: problems.join('; '), fix: fixes.join('; ') };
+}
+
+function statOrNull(path: string): { mtimeMs: number } | null {
+  try {
+    return statSync(path);
+  } catch {
+    return null;
+  }
+}
+
+/** The MCP client configuration files `baton init` writes, and where each keeps its servers. */
+export const CLIENT_CONFIGS = [
+  { file: '.mcp.json', client: 'Claude Code', key: 'mcpServers' },
+  { file: join('.vscode', 'mcp.json'), client: 'VS Code', key: 'servers' },
+] as const;
+
+/**
+ * Each client configuration file: present, holding a Baton entry, and that entry
+ * starting a server that answers `tools/list`.
+ */
+export async function checkClientConfigs(root: string, env: NodeJS.ProcessEnv): Promise<Check[]> {
+  const checks: Check[] = [];
+  for (const { file, client, key } of CLIENT_CONFIGS) {
+    const path = join(root, file);
+    const name = file;
+    if (!existsSync(path)) {
+      checks.push({ name, status: 'warn', detail: `missing: ${client} will not start Baton here`, fix: 'run `baton init`' });
+      continue;
+    }
+    let parsed: Record<string, unknown>;
+    try {
+      parsed = parseJsonc(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    } catch (error) {
+      checks.push({ name, status: 'fail', detail: `${path} is not valid JSON: ${(error as Error).message}`, fix: `correct ${path}, then run \`baton init\`` });
+      continue;
+    }
+    const servers = (parsed?.[key] ?? {}) as Record<string, ServerEntry>;
+    const found = findBatonEntry(servers);
+    if (!found) {
+      checks.push({ name, status: 'warn', detail: `no Baton server in "${key}"`, fix: 'run `baton init` (it keeps your other entries)' });
+      continue;
+    }
+    const entry = substituteVariables(found.entry, root);
+    const probe = await probeServer(entry, { cwd: root, env });
+    checks.push(
+      probe.ok
+        ? { name, status: 'ok', detail: `"${found.name}" starts a server answering ${probe.tools.length} tools (${probe.ms} ms)` }
+        : {
+            name,
+            status: 'fail',
+            detail: `"${found.name}" (${[entry.command, ...(entry.args ?? [])].join(' ')}) does not work: ${probe.reason}`,
+            fix: 'build Baton (npm run build) if the script is missing, then run `baton init` again',
+          },
+    );
+  }
+  return checks;
+}
+
+/** The entry named `baton`, else one whose command line runs `baton serve` or a `cli.js serve`. */
+function findBatonEntry(servers: Record<string, ServerEntry>): { name: string; entry: ServerEntry } | null {
+  if (servers.baton?.command) return { name: 'baton', entry: servers.baton };
+  for (const [name, entry] of Object.entries(servers)) {
+    const line = [entry?.command, ...(entry?.args ?? [])].join(' ');
+    if (/\bbaton\b.*\bserve\b|cli\.js serve/.test(line)) return { name, entry };
+  }
+  return null;
+}
+
+/** VS Code's `${workspaceFolder}` is the repository here; other variables are left as they are. */
+function substituteVariables(entry: ServerEntry, root: string): ServerEntry {
+  const sub = (s: string) => s.replaceAll('${workspaceFolder}', root);
+  return {
+    command: sub(entry.command),
+    args: entry.args?.map(sub),
+    env: entry.env && Object.fromEntries(Object.entries(entry.env).map(([k, v]) => [k, sub(String(v))])),
+    cwd: entry.cwd && sub(entry.cwd),
+  };
+}
+
+/** JSON with comments and trailing commas, as VS Code accepts in mcp.json. */
+export function parseJsonc(text: string): unknown {
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === '"') {
+      const start = i;
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+      out += text.slice(start, i + 1);
+    } else if (ch === '/' && text[i + 1] === '/') {
+      while (i < text.length && text[i] !== '\n') i++;
+      out += '\n';
+    } else if (ch === '/' && text[i + 1] === '*') {
+      i = text.indexOf('*/', i + 2);
+      if (i < 0) throw new Error('unterminated comment');
+      i++;
+    } else out += ch;
+  }
+  return JSON.parse(out.replace(/,(\s*[}\]])/g, '$1'));
+}

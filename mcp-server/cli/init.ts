@@ -1,0 +1,66 @@
+import type { Command } from 'commander';
+import { resolve } from 'node:path';
+import { ClientConfigError, type ServerCommand, writeClientConfig } from '../../shared/client-config.js';
+import { batonError } from '../../shared/errors.js';
+import { resolveLocation } from '../../shared/location.js';
+import type { CliDeps, CommonOptions } from './context.js';
+import { action, withCommonOptions } from './context.js';
+import { refused } from './exit.js';
+
+interface InitOptions extends CommonOptions {
+  usePath?: boolean;
+}
+
+/** The work loop, for a repository's AGENTS.md (or CLAUDE.md): what an agent needs to know, briefly. */
+export const AGENTS_SNIPPET = `## Work queue: Baton
+
+Issues are handed out by the \`baton\` MCP server, one agent per issue, with a lease.
+
+1. \`next_issue\` gives you an issue, a \`claimToken\`, a \`branch\` and \`expiresAt\`. Work on that branch.
+   If it says \`resumed: true\`, continue from its \`checkpoint\` instead of starting over.
+2. After each step call \`checkpoint\` with a short note (and \`state\` if useful). It renews the lease
+   and is what the next agent resumes from. Only \`checkpoint\` and \`heartbeat\` renew; comments do not.
+3. Finish with \`done\` (or \`submit_for_review\`) and your \`claimToken\`. Stuck? \`release\` with a note.
+4. \`CLAIM_LOST\`: the issue is no longer yours; stop and take the next one. After a restart, call
+   \`claim_issue\` with your old \`claimToken\` to take your lease back.
+
+Repeat until \`next_issue\` answers \`{ issue: null }\`.
+`;
+
+/** `baton init`: points Claude Code (`.mcp.json`) and VS Code (`.vscode/mcp.json`) at this server. */
+export function registerInitCommand(program: Command, deps: CliDeps): void {
+  withCommonOptions(
+    program
+      .command('init')
+      .description(
+        'write or merge .mcp.json (Claude Code) and .vscode/mcp.json (VS Code) so agents start this server; ' +
+          'keeps every other entry, safe to run again',
+      )
+      .option('--use-path', 'launch `baton serve` from PATH instead of this script by its absolute path'),
+  ).action(
+    action<InitOptions, []>(deps, async (ctx, opts) => {
+      const location = resolveLocation({ cwd: deps.cwd, db: opts.db, env: deps.env });
+      const root = location.repoRoot ?? resolve(deps.cwd);
+      const launch: ServerCommand = opts.usePath
+        ? { command: 'baton', args: ['serve'] }
+        : { command: 'node', args: [deps.cliPath, 'serve'] };
+      // An explicit --db must reach the server too; the default location needs no setting.
+      if (opts.db) launch.env = { BATON_DB: location.dbPath };
+      let files: { written: string[]; unchanged: string[] };
+      try {
+        files = writeClientConfig(root, launch);
+      } catch (error) {
+        if (!(error instanceof ClientConfigError)) throw error;
+        throw refused(batonError('INVALID_INPUT', error.message, { file: error.file }));
+      }
+      // Creating the database now lets `baton doctor` and the editor find it before any agent runs.
+      const { location: opened } = await ctx.open();
+      if (ctx.json) return ctx.printJson({ ...files, database: opened.dbPath, server: launch, agentsSnippet: AGENTS_SNIPPET });
+      for (const file of files.written) ctx.print(`${ctx.out.green('wrote')}     ${file}`);
+      for (const file of files.unchanged) ctx.print(`${ctx.out.dim('unchanged')} ${file}`);
+      ctx.print(`${ctx.out.dim('database')} ${opened.dbPath}`);
+      if (!location.repoRoot) ctx.log(`${ctx.err.yellow('note')} ${root} is not in a git repository; configured it anyway.`);
+      ctx.print(`\nAdd this to AGENTS.md (or CLAUDE.md) so agents follow the work loop:\n\n${AGENTS_SNIPPET}`);
+    }),
+  );
+}

@@ -1,0 +1,47 @@
+import type { OutputStream } from './render.js';
+
+/**
+ * A block of text redrawn in place on a terminal (cursor up, clear to the end), as a
+ * live table with countdowns needs. Lines printed with `log` scroll above the block.
+ * Piped, it redraws nothing: it prints the block only when its `signature` (by default
+ * its text) changes, so a log gets each new state once instead of a frame every tick.
+ */
+export class LiveView {
+  private lines = 0;
+  private last = '';
+  private lastSignature = '';
+
+  constructor(private readonly stream: OutputStream) {}
+
+  draw(block: string, signature = block): void {
+    const text = block.endsWith('\n') ? block : `${block}\n`;
+    if (!this.stream.isTTY) {
+      if (signature !== this.lastSignature) this.stream.write(text);
+      this.lastSignature = signature;
+      return;
+    }
+    this.stream.write(this.clear() + text);
+    this.last = text;
+    this.lines = text.split('\n').length - 1;
+  }
+
+  /** A line that stays: printed above the live block, which is drawn again below it. */
+  log(line: string): void {
+    if (!this.stream.isTTY) {
+      this.stream.write(`${line}\n`);
+      return;
+    }
+    const block = this.last;
+    this.stream.write(`${this.clear()}${line}\n${block}`);
+    this.lines = block ? block.split('\n').length - 1 : 0;
+  }
+
+  /** Leaves the last frame on screen and stops managing it. */
+  done(): void {
+    this.lines = 0;
+  }
+
+  private clear(): string {
+    return this.lines > 0 ? `\x1b[${this.lines}A\x1b[0J` : '';
+  }
+}

@@ -1,0 +1,38 @@
+import { Command } from 'commander';
+import { registerAddCommand } from './add.js';
+import { registerClaimsCommand } from './claims.js';
+import type { CliDeps } from './context.js';
+import { registerDoctorCommand } from './doctor.js';
+import { registerImportCommand } from './import.js';
+import { registerInitCommand } from './init.js';
+import { registerLsCommand } from './ls.js';
+import { registerReleaseCommand } from './release.js';
+import { registerServeCommand } from './serve.js';
+import { registerShowCommand } from './show.js';
+import { registerWatchdogCommand } from './watchdog.js';
+
+/** The `baton` command line: every command of PROTOCOL.md section 7, wired to `deps`. */
+export function buildProgram(deps: CliDeps, version: string): Command {
+  const program = new Command('baton')
+    .description('Hands each issue to exactly one coding agent, with a claim token, a branch and a lease.')
+    .version(version)
+    // Set before the commands are added, so that every command inherits them: errors come
+    // back to the entry point as exceptions (for exit status 2), output goes to `deps`.
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => void deps.stdout.write(text),
+      writeErr: (text) => void deps.stderr.write(text),
+    })
+    .showHelpAfterError('(run with --help for usage)');
+  registerServeCommand(program, deps);
+  registerInitCommand(program, deps);
+  registerAddCommand(program, deps);
+  registerImportCommand(program, deps);
+  registerLsCommand(program, deps);
+  registerShowCommand(program, deps);
+  registerClaimsCommand(program, deps);
+  registerReleaseCommand(program, deps);
+  registerWatchdogCommand(program, deps);
+  registerDoctorCommand(program, deps);
+  return program;
+}

@@ -1,0 +1,23 @@
+import type { Command } from 'commander';
+import { SettingError, startServer } from '../main.js';
+import type { CliDeps } from './context.js';
+import { CliExit, EXIT } from './exit.js';
+
+/** `baton serve`: the stdio MCP server of one session (what client configurations launch). */
+export function registerServeCommand(program: Command, deps: CliDeps): void {
+  program
+    .command('serve')
+    .description('Start the stdio MCP server (one session). Stops when stdin closes, or on SIGINT or SIGTERM.')
+    .option('--db <path>', 'database file (default: <git common dir>/baton/baton.db; BATON_DB)')
+    .action(async (options: { db?: string }) => {
+      try {
+        const running = await startServer({ db: options.db, cwd: deps.cwd, env: deps.env });
+        await running.stopped;
+      } catch (error) {
+        if (!(error instanceof SettingError)) throw error;
+        // One line naming the setting, exit 2 (PROTOCOL.md section 7).
+        deps.stderr.write(`baton serve: ${error.message}\n`);
+        throw new CliExit(EXIT.usage);
+      }
+    });
+}

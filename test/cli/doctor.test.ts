@@ -1,0 +1,75 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callTool, runCli } from '../helpers/cli.js';
+import { makeRepo, type ScratchRepo } from '../helpers/git.js';
+import { spawnServer, type SpawnedServer } from '../helpers/spawnServer.js';
+
+describe('baton doctor', () => {
+  let repo: ScratchRepo;
+  let alice: SpawnedServer;
+
+  beforeAll(async () => {
+    repo = makeRepo({ worktrees: ['wt-alice'] });
+    await runCli(['init'], { cwd: repo.main });
+    await runCli(['add', 'Something to hold'], { cwd: repo.main });
+    alice = await spawnServer({ cwd: repo.worktrees[0], env: { BATON_AGENT: 'alice' } });
+    await callTool(alice.client, 'next_issue');
+  });
+  afterAll(async () => {
+    await alice?.close();
+    repo.remove();
+  });
+
+  it('reports the database, backend, worktrees, sessions and leases, and a working configuration', async () => {
+    const run = await runCli(['doctor', '--json'], { cwd: repo.main });
+    expect(run.status).toBe(0);
+    const report = run.json();
+    expect(report).toMatchObject({ ok: true, backend: 'file', database: repo.dbPath, schemaVersion: expect.any(Number) });
+    expect(report.worktrees.map((w: { path: string }) => w.path)).toEqual([repo.main, repo.worktrees[0]]);
+    expect(report.sessions).toContainEqual(expect.objectContaining({ agent: 'alice', pid: alice.pid, alive: true }));
+    expect(report.claims).toEqual([expect.objectContaining({ key: 'BAT-1', agent: 'alice' })]);
+    const status = Object.fromEntries(report.checks.map((c: { name: string; status: string }) => [c.name, c.status]));
+    expect(status).toMatchObject({ database: 'ok', connection: 'ok', schema: 'ok', worktrees: 'ok', sessions: 'ok', leases: 'ok', 'lock files': 'ok', '.mcp.json': 'ok', '.vscode/mcp.json': 'ok' });
+    expect(report.checks.find((c: { name: string }) => c.name === '.mcp.json').detail).toMatch(/answering \d+ tools/);
+  });
+
+  it('prints each check on a line for people', async () => {
+    const run = await runCli(['doctor', '--no-probe'], { cwd: repo.main });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^ok\s+database\s+.*baton\.db \(file store/m);
+    expect(run.stdout).toMatch(/^ok\s+worktrees\s+2 share this database/m);
+    expect(run.stdout).toMatch(/^ok\s+leases\s+1 live: BAT-1 alice/m);
+  });
+
+  it('names a stale lock left by a dead process, with its fix', async () => {
+    const lockDir = `${repo.dbPath}.lock`;
+    mkdirSync(lockDir, { recursive: true });
+    // The owner file of a holder that died: a process id that cannot be running.
+    writeFileSync(join(lockDir, 'owner'), JSON.stringify({ pid: 2 ** 22 + 17, host: hostname(), nonce: 'dead', at: Date.now() }));
+    try {
+      const run = await runCli(['doctor', '--json', '--no-probe'], { cwd: repo.main });
+      const lock = run.json().checks.find((c: { name: string }) => c.name === 'lock files');
+      expect(lock).toMatchObject({ status: 'warn', detail: expect.stringContaining('which is gone'), fix: expect.stringContaining('owner') });
+    } finally {
+      rmSync(join(lockDir, 'owner'), { force: true });
+    }
+  });
+
+  it('fails, with exit 1 and a fix, when a configuration starts no working server', async () => {
+    const broken = makeRepo();
+    try {
+      writeFileSync(join(broken.main, '.mcp.json'), JSON.stringify({ mcpServers: { baton: { command: 'node', args: [join(broken.dir, 'missing.js'), 'serve'] } } }));
+      const run = await runCli(['doctor', '--json'], { cwd: broken.main });
+      expect(run.status).toBe(1);
+      const report = run.json();
+      expect(report.ok).toBe(false);
+      expect(report.checks.find((c: { name: string }) => c.name === '.mcp.json')).toMatchObject({ status: 'fail', fix: expect.stringContaining('baton init') });
+      expect(report.checks.find((c: { name: string }) => c.name === '.vscode/mcp.json')).toMatchObject({ status: 'warn', fix: expect.stringContaining('baton init') });
+      expect(report.checks.find((c: { name: string }) => c.name === 'database')).toMatchObject({ status: 'warn' });
+    } finally {
+      broken.remove();
+    }
+  });
+});

@@ -1,0 +1,84 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { makeRepo, type ScratchRepo } from '../helpers/git.js';
+import { CLI } from '../helpers/spawnServer.js';
+
+describe('baton init', () => {
+  let repo: ScratchRepo;
+  const read = (path: string) => JSON.parse(readFileSync(join(repo.main, path), 'utf8'));
+
+  beforeEach(() => {
+    repo = makeRepo({ worktrees: ['wt-a'] });
+  });
+  afterEach(() => repo.remove());
+
+  it('merges its server into an existing .mcp.json without losing any entry', async () => {
+    const mine = {
+      mcpServers: {
+        github: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'], env: { GITHUB_TOKEN: 'x' } },
+        files: { command: 'mcp-files', args: [] },
+      },
+      someOtherSetting: { keep: true },
+    };
+    writeFileSync(join(repo.main, '.mcp.json'), JSON.stringify(mine, null, 2));
+
+    const run = await runCli(['init'], { cwd: repo.main });
+    expect(run.status).toBe(0);
+    const config = read('.mcp.json');
+    expect(config.mcpServers.github).toEqual(mine.mcpServers.github);
+    expect(config.mcpServers.files).toEqual(mine.mcpServers.files);
+    expect(config.someOtherSetting).toEqual({ keep: true });
+    expect(config.mcpServers.baton).toEqual({ command: 'node', args: [CLI, 'serve'] });
+  });
+
+  it('writes VS Code configuration with a stdio server, keeping its other servers', async () => {
+    mkdirSync(join(repo.main, '.vscode'));
+    writeFileSync(join(repo.main, '.vscode', 'mcp.json'), JSON.stringify({ servers: { other: { type: 'http', url: 'http://localhost:1' } }, inputs: [] }));
+    await runCli(['init'], { cwd: repo.main });
+    const config = read('.vscode/mcp.json');
+    expect(config.servers.other).toEqual({ type: 'http', url: 'http://localhost:1' });
+    expect(config.inputs).toEqual([]);
+    expect(config.servers.baton).toEqual({ type: 'stdio', command: 'node', args: [CLI, 'serve'] });
+  });
+
+  it('is idempotent: a second run leaves both files exactly as they were', async () => {
+    const first = await runCli(['init', '--json'], { cwd: repo.main });
+    expect(first.json().written).toHaveLength(2);
+    const before = [readFileSync(join(repo.main, '.mcp.json'), 'utf8'), readFileSync(join(repo.main, '.vscode', 'mcp.json'), 'utf8')];
+    const second = await runCli(['init', '--json'], { cwd: repo.main });
+    expect(second.status).toBe(0);
+    expect(second.json()).toMatchObject({ written: [], unchanged: [join(repo.main, '.mcp.json'), join(repo.main, '.vscode', 'mcp.json')] });
+    expect([readFileSync(join(repo.main, '.mcp.json'), 'utf8'), readFileSync(join(repo.main, '.vscode', 'mcp.json'), 'utf8')]).toEqual(before);
+  });
+
+  it('configures the top level of the repository from a subfolder, and creates the shared database', async () => {
+    mkdirSync(join(repo.main, 'src'));
+    const run = await runCli(['init', '--json'], { cwd: join(repo.main, 'src') });
+    expect(run.json()).toMatchObject({ database: repo.dbPath, server: { command: 'node', args: [CLI, 'serve'] } });
+    expect(existsSync(join(repo.main, '.mcp.json'))).toBe(true);
+    expect(existsSync(repo.dbPath)).toBe(true);
+  });
+
+  it('prints an AGENTS.md snippet describing the work loop', async () => {
+    const run = await runCli(['init'], { cwd: repo.main });
+    expect(run.stdout).toContain('AGENTS.md');
+    for (const tool of ['next_issue', 'checkpoint', 'done', 'claimToken', 'CLAIM_LOST', 'claim_issue']) expect(run.stdout).toContain(tool);
+  });
+
+  it('refuses a configuration file it could not rewrite faithfully, and leaves it as it is', async () => {
+    const text = '{\n  // my servers\n  "mcpServers": {}\n}\n';
+    writeFileSync(join(repo.main, '.mcp.json'), text);
+    const run = await runCli(['init'], { cwd: repo.main });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('.mcp.json');
+    expect(readFileSync(join(repo.main, '.mcp.json'), 'utf8')).toBe(text);
+  });
+
+  it('passes an explicit --db on to the server it configures', async () => {
+    const db = join(repo.dir, 'elsewhere.db');
+    await runCli(['init', '--db', db], { cwd: repo.main });
+    expect(read('.mcp.json').mcpServers.baton.env).toEqual({ BATON_DB: db });
+  });
+});

@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callTool, runCli } from '../helpers/cli.js';
+import { makeRepo, type ScratchRepo } from '../helpers/git.js';
+import { spawnServer, type SpawnedServer } from '../helpers/spawnServer.js';
+
+const ESC = '\x1b[';
+
+describe('baton add, ls, show, claims and release', () => {
+  let repo: ScratchRepo;
+  let alice: SpawnedServer;
+  let claimToken: string;
+  const cli = (...args: string[]) => runCli(args, { cwd: repo.main });
+
+  beforeAll(async () => {
+    repo = makeRepo({ worktrees: ['wt-alice'] });
+    alice = await spawnServer({ cwd: repo.worktrees[0], env: { BATON_AGENT: 'alice' } });
+  });
+  afterAll(async () => {
+    await alice?.close();
+    repo.remove();
+  });
+
+  it('add creates an issue and prints { issue } with --json', async () => {
+    const run = await cli('add', 'Write the parser', '--priority', '1', '--label', 'core,parser', '--body', 'From scratch.', '--json');
+    expect(run.status).toBe(0);
+    expect(run.json()).toEqual({
+      issue: expect.objectContaining({ key: 'BAT-1', title: 'Write the parser', priority: 1, labels: ['core', 'parser'], status: 'todo', body: 'From scratch.' }),
+    });
+    const blocked = await cli('add', 'Ship it', '--blocked-by', 'BAT-1', '--json');
+    expect(blocked.json().issue.relations.blockedBy).toEqual(['BAT-1']);
+  });
+
+  it('add prints the new key for people', async () => {
+    const run = await cli('add', 'Document it', '-p', '3');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^Created BAT-3 {2}Document it/);
+  });
+
+  it('ls --json lists issues with the live claim on each, and never a token', async () => {
+    const claim = await callTool(alice.client, 'claim_issue', { key: 'BAT-1' });
+    claimToken = claim.lease.claimToken;
+    await callTool(alice.client, 'checkpoint', { key: 'BAT-1', claimToken, note: 'grammar drafted' });
+
+    const run = await cli('ls', '--json');
+    expect(run.status).toBe(0);
+    expect(run.stdout).not.toContain(claimToken);
+    const { issues } = run.json();
+    expect(issues.map((i: { key: string }) => i.key)).toEqual(['BAT-3', 'BAT-2', 'BAT-1']);
+    const held = issues.find((i: { key: string }) => i.key === 'BAT-1');
+    expect(held).toMatchObject({ status: 'doing', held: true, checkpointNote: 'grammar drafted' });
+    expect(held.claim).toMatchObject({ key: 'BAT-1', agent: 'alice', worktree: repo.worktrees[0], checkpoint: { note: 'grammar drafted' } });
+    expect(issues.find((i: { key: string }) => i.key === 'BAT-2')).toMatchObject({ status: 'todo', claim: null, blockedBy: ['BAT-1'] });
+  });
+
+  it('ls prints a plain table with holder, countdown and checkpoint when piped', async () => {
+    const run = await cli('ls');
+    expect(run.status).toBe(0);
+    expect(run.stdout).not.toContain(ESC);
+    const lines = run.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^STATUS\s+KEY\s+PRI\s+TITLE\s+HOLDER\s+LEFT\s+CHECKPOINT$/);
+    const row = lines.find((l) => l.includes('BAT-1'))!;
+    expect(row).toMatch(/^doing\s+BAT-1\s+P1\s+Write the parser\s+alice\s+\d+:\d\d\s+grammar drafted$/);
+    expect(lines.find((l) => l.includes('BAT-2'))).toMatch(/^todo \(blocked\)/);
+  });
+
+  it('ls colours the table when asked with FORCE_COLOR, and NO_COLOR wins', async () => {
+    const coloured = await runCli(['ls'], { cwd: repo.main, env: { FORCE_COLOR: '1' } });
+    expect(coloured.stdout).toContain(ESC);
+    const plain = await runCli(['ls'], { cwd: repo.main, env: { FORCE_COLOR: '1', NO_COLOR: '1' } });
+    expect(plain.stdout).not.toContain(ESC);
+  });
+
+  it('ls --ready lists claimable issues in dispatch order', async () => {
+    const { issues } = (await cli('ls', '--ready', '--json')).json();
+    expect(issues.map((i: { key: string }) => i.key)).toEqual(['BAT-3']);
+  });
+
+  it('show --json answers like get_issue, without the token', async () => {
+    const run = await cli('show', 'bat-1', '--json');
+    expect(run.status).toBe(0);
+    expect(run.stdout).not.toContain(claimToken);
+    const detail = run.json();
+    expect(Object.keys(detail).sort()).toEqual(['activity', 'checkpoint', 'comments', 'issue', 'lease', 'relations']);
+    expect(detail.lease).toMatchObject({ key: 'BAT-1', agent: 'alice' });
+    expect(detail.lease.claimToken).toBeUndefined();
+    expect(detail.checkpoint).toMatchObject({ note: 'grammar drafted', agent: 'alice' });
+    expect(detail.relations.blocks).toEqual(['BAT-2']);
+  });
+
+  it('show prints the lease and checkpoint for people', async () => {
+    const run = await cli('show', 'BAT-1');
+    expect(run.stdout).toMatch(/held by\s+alice, \d+:\d\d left/);
+    expect(run.stdout).toMatch(/checkpoint\s+grammar drafted/);
+    expect(run.stdout).toMatch(/blocks\s+BAT-2/);
+  });
+
+  it('claims --json answers like list_claims, without the token', async () => {
+    const run = await cli('claims', '--json');
+    expect(run.status).toBe(0);
+    expect(run.stdout).not.toContain(claimToken);
+    const { claims } = run.json();
+    expect(claims).toHaveLength(1);
+    expect(claims[0]).toMatchObject({ key: 'BAT-1', title: 'Write the parser', agent: 'alice', branch: expect.stringMatching(/^baton\/bat-1-/), secondsLeft: expect.any(Number) });
+    expect(Object.keys(claims[0]).sort()).toEqual(
+      ['branch', 'checkpoint', 'claimedAt', 'expiresAt', 'key', 'lastRenewedAt', 'renewer', 'secondsLeft', 'session', 'title', 'agent', 'worktree'].sort(),
+    );
+  });
+
+  it('claims prints a table with a countdown', async () => {
+    const run = await cli('claims');
+    const lines = run.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^KEY\s+TITLE\s+HOLDER\s+LEFT\s+RENEWED\s+RENEWER\s+WORKTREE\s+CHECKPOINT$/);
+    expect(lines[1]).toMatch(/^BAT-1\s+Write the parser\s+alice\s+\d+:\d\d\s+\d+s ago\s+-\s+wt-alice\s+grammar drafted$/);
+  });
+
+  it('release ends the live lease, and the holder is refused with CLAIM_LOST afterwards', async () => {
+    const run = await cli('release', 'BAT-1', '--note', 'reassigning', '--json');
+    expect(run.status).toBe(0);
+    expect(run.json()).toEqual({ issue: expect.objectContaining({ key: 'BAT-1', status: 'doing' }), released: true });
+    expect((await cli('claims', '--json')).json().claims).toEqual([]);
+    const late = await callTool(alice.client, 'heartbeat', { key: 'BAT-1', claimToken });
+    expect(late.error.code).toBe('CLAIM_LOST');
+  });
+
+  it('release of an issue nobody holds changes nothing and says so', async () => {
+    const run = await cli('release', 'BAT-3', '--json');
+    expect(run.status).toBe(0);
+    expect(run.json().released).toBe(false);
+  });
+});
