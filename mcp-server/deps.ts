@@ -10,6 +10,4 @@ export interface ServerDeps {
   core(): Promise<Core>;
   /** Told of the leases a call claimed or renewed (the untracked-lease warning). */
   touched(leases: readonly Lease[]): void;
-  /** Told of each tool call under way, so that a shutdown lets it finish. */
-  track?<T>(call: Promise<T>): Promise<T>;
 }

@@ -47,10 +47,7 @@ export function registerBatonTool<I extends z.ZodObject, T extends object>(
       outputSchema: tool.output,
       annotations: tool.annotations,
     },
-    (args): Promise<CallToolResult> => {
-      const call = handle(deps, tool, args);
-      return deps.track ? deps.track(call) : call;
-    },
+    (args): Promise<CallToolResult> => handle(deps, tool, args),
   );
 }
 

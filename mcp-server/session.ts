@@ -1,0 +1,71 @@
+import { hostname } from 'node:os';
+import type { Baton } from '../shared/baton.js';
+import { StoreUnavailableError } from '../shared/errors.js';
+import { type Opened, openBaton } from '../shared/open.js';
+import { agentName, type SessionIdentity } from './identity.js';
+import { type Sweeper, startSweeper } from './sweeper.js';
+
+/** The core of one server process, opened once the agent is known, with its sweep. */
+export interface SessionCore {
+  /** The session's Baton; opens the store on first use. Throws `StoreUnavailableError` when it cannot. */
+  core(): Promise<Baton>;
+  /** Stops the sweep, records the end of the session and closes the store. Leases stay. */
+  close(): Promise<void>;
+}
+
+export function sessionCore(options: {
+  cwd: string;
+  db?: string;
+  env: NodeJS.ProcessEnv;
+  identity: SessionIdentity;
+  /** The MCP client's name, once `initialize` has told it. */
+  clientName: () => string | undefined;
+  sweepMs: number;
+  log: (line: string) => void;
+}): SessionCore {
+  const { identity, log } = options;
+  let opening: Promise<Opened> | undefined;
+  let sweeper: Sweeper | undefined;
+
+  const open = async (): Promise<Opened> => {
+    const caller = { agent: agentName(identity, options.clientName()), session: identity.session, renewer: identity.renewer };
+    const result = await openBaton({ cwd: options.cwd, db: options.db, env: options.env, caller });
+    if (!result.ok) {
+      const { error } = result;
+      if (error.code === 'STORE_UNAVAILABLE') throw new StoreUnavailableError(String(error.path), String(error.reason));
+      throw new Error(error.message);
+    }
+    const { baton } = result.value;
+    const registered = await baton.registerSession({ pid: process.pid, host: hostname() });
+    if (!registered.ok) log(`baton: could not record this session: ${registered.error.message}`);
+    sweeper = startSweeper({
+      intervalMs: options.sweepMs,
+      sweep: async (limit) => {
+        const swept = await baton.sweep(limit);
+        if (!swept.ok) throw new Error(swept.error.message);
+        return swept.value.reclaimed.length;
+      },
+      onError: (error) => log(`baton: sweep failed: ${error instanceof Error ? error.message : String(error)}`),
+    });
+    return result.value;
+  };
+
+  return {
+    async core() {
+      // A store that cannot be opened now may open on the next call: do not keep the failure.
+      opening ??= open().catch((error: unknown) => {
+        opening = undefined;
+        throw error;
+      });
+      return (await opening).baton;
+    },
+    async close() {
+      const opened = await opening?.catch(() => undefined);
+      await sweeper?.stop();
+      if (!opened) return;
+      const ended = await opened.baton.endSession();
+      if (!ended.ok) log(`baton: could not record the end of this session: ${ended.error.message}`);
+      await opened.store.close();
+    },
+  };
+}

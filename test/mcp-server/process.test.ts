@@ -1,0 +1,194 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openBaton } from '../../shared/open.js';
+import { makeRepo, type ScratchRepo } from '../helpers/git.js';
+import { initializeMessages, type RawServer, spawnRawServer, spawnServer, waitFor } from '../helpers/spawnServer.js';
+import { ok } from '../helpers/tools.js';
+
+let repo: ScratchRepo;
+
+beforeAll(() => {
+  repo = makeRepo({ worktrees: ['wt-proc'] });
+});
+afterAll(() => repo.remove());
+
+/** Opens a raw server's session the way a client does: initialize, await the answer, then initialized. */
+async function initialize(server: RawServer, clientName?: string) {
+  const [init, initialized] = initializeMessages(clientName);
+  server.send(init);
+  await waitFor(() => server.messages.length > 0, 10_000, 'the initialize answer');
+  server.send(initialized);
+}
+
+function createCalls(count: number, firstId: number, prefix: string) {
+  return Array.from({ length: count }, (_, i) => ({
+    jsonrpc: '2.0',
+    id: firstId + i,
+    method: 'tools/call',
+    params: { name: 'create_issue', arguments: { title: `${prefix} ${i}`, labels: [prefix] } },
+  }));
+}
+
+async function labelled(label: string): Promise<string[]> {
+  const opened = await openBaton({ cwd: repo.main, env: {} });
+  if (!opened.ok) throw new Error(opened.error.message);
+  try {
+    const listed = await opened.value.baton.listIssues({ label, limit: 1000 });
+    if (!listed.ok) throw new Error(listed.error.message);
+    return listed.value.issues.map((i) => i.title);
+  } finally {
+    await opened.value.store.close();
+  }
+}
+
+describe('settings', () => {
+  it.each([
+    ['BATON_LEASE_SECONDS', '0'],
+    ['BATON_LEASE_SECONDS', '86401'],
+    ['BATON_LEASE_SECONDS', 'soon'],
+    ['BATON_SWEEP_MS', '5'],
+    ['BATON_SWEEP_MS', '600000'],
+    ['BATON_PREFIX', 'B4T'],
+  ])('exits with status 2 and one stderr line naming %s=%s', async (setting, value) => {
+    const server = spawnRawServer({ cwd: repo.main, env: { [setting]: value } });
+    const { code } = await server.exit;
+    expect(code).toBe(2);
+    const lines = server.stderr().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(setting);
+    expect(server.messages).toEqual([]);
+  });
+
+  it('exits with status 2 naming the file and field of a bad .baton.json', async () => {
+    const bad = makeRepo({ batonJson: { leaseSeconds: 0 } });
+    try {
+      const server = spawnRawServer({ cwd: bad.main });
+      expect((await server.exit).code).toBe(2);
+      expect(server.stderr()).toContain('.baton.json');
+      expect(server.stderr()).toContain('leaseSeconds');
+    } finally {
+      bad.remove();
+    }
+  });
+});
+
+describe('shutdown', () => {
+  it('answers every call already sent, then exits 0, when stdin closes', async () => {
+    const server = spawnRawServer({ cwd: repo.main, env: { BATON_AGENT: 'closer' } });
+    await initialize(server);
+    for (const message of createCalls(20, 1, 'closing')) server.send(message);
+    server.child.stdin.end();
+    expect(await server.exit).toEqual({ code: 0, signal: null });
+    const answered = server.messages.filter((m) => (m as { id?: number }).id! >= 1);
+    expect(answered).toHaveLength(20);
+    expect((await labelled('closing')).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `closing ${i}`).sort());
+  });
+
+  it.each(['SIGTERM', 'SIGINT'] as const)('exits 0 on %s with every answered call kept and the session ended', async (signal) => {
+    const server = spawnRawServer({ cwd: repo.main, env: { BATON_AGENT: `signalled-${signal}` } });
+    await initialize(server);
+    for (const message of createCalls(10, 1, signal)) server.send(message);
+    await waitFor(() => server.messages.length >= 4, 10_000, 'some answers');
+    server.child.kill(signal);
+    expect(await server.exit).toEqual({ code: 0, signal: null });
+    const answered = server.messages.filter((m) => (m as { id?: number }).id! >= 1) as Array<{ result: { structuredContent: { issue: { title: string } } } }>;
+    const stored = await labelled(signal);
+    for (const answer of answered) expect(stored).toContain(answer.result.structuredContent.issue.title);
+
+    const opened = await openBaton({ cwd: repo.main, env: {} });
+    if (!opened.ok) throw new Error(opened.error.message);
+    const sessions = await opened.value.baton.listSessions();
+    await opened.value.store.close();
+    if (!sessions.ok) throw new Error(sessions.error.message);
+    const mine = sessions.value.sessions.find((s) => s.agent === `signalled-${signal}`);
+    expect(mine).toMatchObject({ pid: server.child.pid, worktree: repo.main });
+    expect(mine?.endedAt).not.toBeNull();
+  });
+
+  it('keeps its leases alive past a clean exit', async () => {
+    const first = await spawnServer({ cwd: repo.main, env: { BATON_AGENT: 'keeper' } });
+    await ok(first.client, 'create_issue', { title: 'kept', labels: ['kept'] });
+    const claim = await ok(first.client, 'next_issue', { labels: ['kept'] });
+    await first.close();
+    await first.exited();
+    const other = await spawnServer({ cwd: repo.main, env: { BATON_AGENT: 'watcher' } });
+    const claims = (await ok(other.client, 'list_claims')).claims;
+    expect(claims).toContainEqual(expect.objectContaining({ key: claim.issue.key, agent: 'keeper' }));
+    await other.close();
+  });
+});
+
+describe('identity and stderr', () => {
+  it('names the agent after the client when BATON_AGENT is unset, records BATON_RENEWER and warns of nothing', async () => {
+    const server = await spawnServer({
+      cwd: repo.worktrees[0],
+      clientName: 'claude-code',
+      env: { BATON_RENEWER: 'watchdog:ci' },
+    });
+    await ok(server.client, 'create_issue', { title: 'renewed', labels: ['renewed'] });
+    const claim = await ok(server.client, 'next_issue', { labels: ['renewed'] });
+    expect(claim.lease).toMatchObject({ agent: 'claude-code', renewer: 'watchdog:ci', worktree: repo.worktrees[0] });
+    await ok(server.client, 'heartbeat', { key: claim.issue.key, claimToken: claim.lease.claimToken });
+    expect(server.stderr()).toBe('');
+    await server.close();
+  });
+
+  it('prefers BATON_AGENT over the client name', async () => {
+    const server = await spawnServer({ cwd: repo.main, clientName: 'cursor', env: { BATON_AGENT: 'named' } });
+    await ok(server.client, 'create_issue', { title: 'named', labels: ['named'] });
+    expect((await ok(server.client, 'next_issue', { labels: ['named'] })).lease.agent).toBe('named');
+    await server.close();
+  });
+
+  it('warns once on stderr, saying how often to heartbeat, when no renewer tracks a lease it touches', async () => {
+    const server = await spawnServer({ cwd: repo.main, env: { BATON_AGENT: 'lonely', BATON_LEASE_SECONDS: '900' } });
+    await ok(server.client, 'create_issue', { title: 'lonely', labels: ['lonely'] });
+    expect(server.stderr()).toBe('');
+    const claim = await ok(server.client, 'next_issue', { labels: ['lonely'] });
+    await ok(server.client, 'heartbeat', { key: claim.issue.key, claimToken: claim.lease.claimToken });
+    await ok(server.client, 'checkpoint', { key: claim.issue.key, claimToken: claim.lease.claimToken, note: 'n' });
+    const lines = server.stderr().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(claim.issue.key);
+    expect(lines[0]).toContain('heartbeat');
+    expect(lines[0]).toContain('every 5 minutes');
+    await server.close();
+  });
+});
+
+describe('sweep', () => {
+  it('clears expired leases while any server runs, with no call made', async () => {
+    const dir = join(repo.dir, 'sweep.db');
+    const holder = await spawnServer({ cwd: repo.main, env: { BATON_DB: dir, BATON_AGENT: 'holder', BATON_LEASE_SECONDS: '1' } });
+    await ok(holder.client, 'create_issue', { title: 'expiring' });
+    await ok(holder.client, 'next_issue');
+    await holder.close();
+    const idle = await spawnServer({ cwd: repo.main, env: { BATON_DB: dir, BATON_AGENT: 'sweeper', BATON_SWEEP_MS: '200' } });
+    await waitFor(
+      async () => {
+        const opened = await openBaton({ cwd: repo.main, env: { BATON_DB: dir } });
+        if (!opened.ok) return false;
+        const events = await opened.value.baton.activity({ key: 'BAT-1' });
+        await opened.value.store.close();
+        return events.ok && events.value.events.some((e) => e.type === 'reclaimed' && e.detail.includes('sweeper'));
+      },
+      10_000,
+      'the idle server to sweep',
+    );
+    await idle.close();
+  });
+});
+
+describe('stdout', () => {
+  it('carries nothing but protocol messages', async () => {
+    const server = spawnRawServer({ cwd: repo.main, env: { BATON_AGENT: 'clean' } });
+    await initialize(server);
+    for (const message of createCalls(3, 1, 'clean')) server.send(message);
+    server.send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'next_issue', arguments: { labels: ['clean'] } } });
+    server.child.stdin.end();
+    await server.exit;
+    // spawnRawServer parses every stdout line as JSON: anything else would have thrown.
+    expect(server.messages.every((m) => (m as { jsonrpc?: string }).jsonrpc === '2.0')).toBe(true);
+    expect(server.messages).toHaveLength(5);
+  });
+});
