@@ -4,7 +4,8 @@ import type { Lease } from '../shared/types.js';
 export function renewEvery(leaseSeconds: number): string {
   const seconds = leaseSeconds / 3;
   if (seconds >= 120) return `${Math.floor(seconds / 60)} minutes`;
-  return `${seconds < 10 ? Number(seconds.toFixed(1)) : Math.floor(seconds)} seconds`;
+  const n = seconds < 10 ? Number(seconds.toFixed(1)) : Math.floor(seconds);
+  return `${n} ${n === 1 ? 'second' : 'seconds'}`;
 }
 
 /**
