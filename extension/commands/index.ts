@@ -1,0 +1,28 @@
+import type * as vscode from 'vscode';
+import { registerConfigureAgents } from './configureAgents.js';
+import { registerCopyBranch } from './copyBranch.js';
+import { registerCreateIssue } from './createIssue.js';
+import type { CommandDeps } from './deps.js';
+import { registerOpenCheckpoint } from './openCheckpoint.js';
+import { registerRefresh } from './refresh.js';
+import { registerRelease } from './release.js';
+import { registerRenewNow } from './renewNow.js';
+import { registerShowActivity } from './showActivity.js';
+import { registerShowLog } from './showLog.js';
+
+/** Every command of the extension; each file registers one. */
+export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
+  for (const register of [
+    registerRefresh,
+    registerRelease,
+    registerRenewNow,
+    registerOpenCheckpoint,
+    registerCopyBranch,
+    registerCreateIssue,
+    registerConfigureAgents,
+    registerShowActivity,
+    registerShowLog,
+  ]) {
+    register(context, deps);
+  }
+}

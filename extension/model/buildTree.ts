@@ -1,0 +1,195 @@
+import type { ClaimView, IssueSummary } from '../../shared/types.js';
+import { escapeMarkdown, firstLine, formatAgo, formatCountdown, formatPriority, formatTime, shortSha } from './format.js';
+import { isKeptAliveBy, sessionOf, type IsAlive } from './renewPlan.js';
+import type { BatonSnapshot } from './snapshot.js';
+import type { ClaimNode, DetailNode, GroupId, GroupNode, IssueNode } from './treeNodes.js';
+
+export interface TreeContext {
+  /** Milliseconds since the epoch. */
+  now: number;
+  /** A claim with this many seconds left or fewer takes the warning colour. */
+  warningSeconds: number;
+  /** This window's renewer id, `vscode:<window>`. */
+  renewer: string;
+  isAlive: IsAlive;
+}
+
+const LABELS: Record<GroupId, string> = {
+  claimed: 'Claimed',
+  doing: 'Doing (unheld)',
+  ready: 'Ready',
+  blocked: 'Blocked',
+  review: 'In review',
+  done: 'Done (recent)',
+};
+
+const COLLAPSED: ReadonlySet<GroupId> = new Set(['done']);
+
+/** The order `next_issue` hands issues out in (PROTOCOL.md section 3). */
+export function byDispatchOrder(a: IssueSummary, b: IssueSummary): number {
+  return a.effectivePriority - b.effectivePriority || a.priority - b.priority || a.createdAt.localeCompare(b.createdAt) || keyOrder(a.key, b.key);
+}
+
+function keyOrder(a: string, b: string): number {
+  const [pa, na] = splitKey(a);
+  const [pb, nb] = splitKey(b);
+  return pa.localeCompare(pb) || na - nb;
+}
+
+function splitKey(key: string): [string, number] {
+  const dash = key.lastIndexOf('-');
+  return [key.slice(0, dash), Number(key.slice(dash + 1))];
+}
+
+/**
+ * The groups of the Claims view, in order, leaving out empty ones: an empty list means
+ * nothing to show, and the view shows its welcome text instead.
+ */
+export function buildTree(snapshot: BatonSnapshot, ctx: TreeContext): GroupNode[] {
+  const open = new Set([...snapshot.todo, ...snapshot.doing, ...snapshot.review].map((i) => i.key));
+  const checkpointed = new Set(snapshot.checkpointed);
+  const claims = [...snapshot.claims].sort((a, b) => a.expiresAt.localeCompare(b.expiresAt) || keyOrder(a.key, b.key));
+  const unheld = snapshot.doing.filter((i) => !i.held).sort(byDispatchOrder);
+  const ready = snapshot.ready.filter((i) => i.status === 'todo');
+  const blocked = snapshot.todo.filter((i) => i.blockedBy.some((k) => open.has(k))).sort(byDispatchOrder);
+  const review = [...snapshot.review].sort(byDispatchOrder);
+  const done = [...snapshot.done].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+  const issue = (group: Exclude<GroupId, 'claimed'>) => (i: IssueSummary) => issueNode(group, i, open, checkpointed.has(i.key), ctx.now);
+
+  const groups: GroupNode[] = [
+    group('claimed', claims.map((c) => claimNode(c, snapshot, ctx))),
+    group('doing', unheld.map(issue('doing'))),
+    group('ready', ready.map(issue('ready'))),
+    group('blocked', blocked.map(issue('blocked'))),
+    group('review', review.map(issue('review'))),
+    group('done', done.map(issue('done'))),
+  ];
+  return groups.filter((g) => g.children.length > 0);
+}
+
+function group(id: GroupId, children: Array<ClaimNode | IssueNode>): GroupNode {
+  return { kind: 'group', id, label: LABELS[id], children, expanded: !COLLAPSED.has(id) };
+}
+
+/** A live claim: holder, countdown, and whether this window keeps it alive. */
+export function claimNode(claim: ClaimView, snapshot: BatonSnapshot, ctx: TreeContext): ClaimNode {
+  const msLeft = Date.parse(claim.expiresAt) - ctx.now;
+  const countdown = formatCountdown(msLeft);
+  const keptAliveHere = isKeptAliveBy(claim, ctx.renewer, snapshot.sessions, ctx.isAlive);
+  const warning = msLeft <= ctx.warningSeconds * 1000;
+  const left = msLeft > 0 ? `${countdown} left` : countdown;
+  const details = claimDetails(claim, snapshot, ctx, keptAliveHere);
+  return {
+    kind: 'claim',
+    id: `claim:${claim.key}`,
+    key: claim.key,
+    title: claim.title,
+    agent: claim.agent,
+    branch: claim.branch,
+    msLeft,
+    countdown,
+    warning,
+    keptAliveHere,
+    hasCheckpoint: claim.checkpoint !== null,
+    description: `${claim.agent} · ${left}${keptAliveHere ? ' · kept alive here' : ''}`,
+    tooltip: claimTooltip(claim, left, details),
+    details,
+  };
+}
+
+function claimDetails(claim: ClaimView, snapshot: BatonSnapshot, ctx: TreeContext, keptAliveHere: boolean): DetailNode[] {
+  const session = sessionOf(claim, snapshot.sessions);
+  const running = session === undefined ? 'process unknown' : ctx.isAlive(session) ? 'running' : 'process gone';
+  const renewerNote = keptAliveHere
+    ? ' (this window keeps it alive)'
+    : claim.renewer === ctx.renewer
+      ? ' (this window; its agent has stopped, so it will lapse)'
+      : '';
+  const fence = snapshot.fences[claim.key];
+  const cp = claim.checkpoint;
+  const detail = (field: DetailNode['field'], label: string, value: string, tooltip?: string): DetailNode => ({
+    kind: 'detail',
+    id: `claim:${claim.key}:${field}`,
+    key: claim.key,
+    field,
+    label,
+    value,
+    ...(tooltip === undefined ? {} : { tooltip }),
+  });
+  return [
+    detail('holder', 'Holder', `${claim.agent} · session ${claim.session} · ${running}`),
+    detail('branch', 'Branch', claim.branch),
+    detail('worktree', 'Worktree', claim.worktree ?? 'not recorded'),
+    detail('renewer', 'Renewer', `${claim.renewer ?? 'none'}${renewerNote}`),
+    detail('lastRenewal', 'Last renewal', `${formatAgo(claim.lastRenewedAt, ctx.now)} · ${formatTime(claim.lastRenewedAt)}`),
+    detail('fence', 'Fence', fence === undefined ? 'unknown' : String(fence)),
+    cp
+      ? detail(
+          'checkpoint',
+          'Checkpoint',
+          [firstLine(cp.note, 60), formatAgo(cp.at, ctx.now), cp.git ? `HEAD ${shortSha(cp.git.head)}` : null].filter(Boolean).join(' · '),
+          `${escapeMarkdown(cp.note)}\n\n${formatTime(cp.at)} by ${escapeMarkdown(cp.agent)}${cp.git ? ` · HEAD ${code(cp.git.head)} on ${code(cp.git.branch ?? 'detached')}` : ''}`,
+        )
+      : detail('checkpoint', 'Checkpoint', 'none yet'),
+  ];
+}
+
+function claimTooltip(claim: ClaimView, left: string, details: DetailNode[]): string {
+  const lines = [
+    `**${escapeMarkdown(claim.key)}** ${escapeMarkdown(claim.title)}`,
+    '',
+    `Held by **${escapeMarkdown(claim.agent)}**, ${left} (expires ${formatTime(claim.expiresAt)}).`,
+    '',
+    ...details.filter((d) => d.field !== 'checkpoint').map((d) => `- ${d.label}: ${escapeMarkdown(d.value)}`),
+  ];
+  const cp = details.find((d) => d.field === 'checkpoint');
+  if (cp?.tooltip) lines.push('', `**Checkpoint** ${escapeMarkdown(cp.value)}`);
+  return lines.join('\n');
+}
+
+function issueNode(group: Exclude<GroupId, 'claimed'>, issue: IssueSummary, open: ReadonlySet<string>, hasCheckpoint: boolean, now: number): IssueNode {
+  const blockers = issue.blockedBy.filter((k) => open.has(k));
+  const priority =
+    issue.effectivePriority < issue.priority
+      ? `${formatPriority(issue.priority)} → ${formatPriority(issue.effectivePriority)}`
+      : formatPriority(issue.priority);
+  const resumed = group === 'doing' && hasCheckpoint;
+  const description = {
+    doing: `${priority} · ${resumed ? 'resumed' : 'unheld'}`,
+    ready: [priority, ...issue.labels].join(' · '),
+    blocked: `blocked by ${blockers.join(', ')}`,
+    review: `${priority} · waiting for a reviewer`,
+    done: `done ${formatAgo(issue.updatedAt, now)}`,
+  }[group];
+  const explain = {
+    doing: resumed
+      ? 'Doing, with no live lease: the next agent to claim it resumes from its checkpoint.'
+      : 'Doing, with no live lease: any agent may claim it.',
+    ready: 'Ready: `next_issue` hands issues out in this order.',
+    blocked: `Blocked by ${blockers.map(escapeMarkdown).join(', ')}: claimable once they are done.`,
+    review: 'Submitted for review: a reviewer claims it with `next_issue({ role: "reviewer" })`.',
+    done: `Done ${formatTime(issue.updatedAt)}.`,
+  }[group];
+  const facts = [
+    `Priority ${escapeMarkdown(priority)}`,
+    issue.labels.length ? `labels ${issue.labels.map(escapeMarkdown).join(', ')}` : null,
+    `created ${formatTime(issue.createdAt)}`,
+  ].filter(Boolean);
+  return {
+    kind: 'issue',
+    id: `${group}:${issue.key}`,
+    group,
+    key: issue.key,
+    title: issue.title,
+    description,
+    tooltip: [`**${escapeMarkdown(issue.key)}** ${escapeMarkdown(issue.title)}`, '', explain, '', facts.join(' · ')].join('\n'),
+    resumed,
+    hasCheckpoint,
+    blockers,
+  };
+}
+
+/** Inline code that survives backticks in the text. */
+function code(text: string): string {
+  return `\`${text.replace(/`/g, "'")}\``;
+}

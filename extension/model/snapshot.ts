@@ -1,0 +1,37 @@
+import type { BatonError } from '../../shared/errors.js';
+import type { ClaimView, IssueSummary, SessionRecord } from '../../shared/types.js';
+
+/** Everything the Claims view shows, read from the store in one go. */
+export interface BatonSnapshot {
+  leaseSeconds: number;
+  /** Live leases. */
+  claims: ClaimView[];
+  /** `fence` of each claimed issue, by key (the claim list does not carry it). */
+  fences: Record<string, number>;
+  /** Server processes, to tell whose holder still runs. */
+  sessions: SessionRecord[];
+  /** Claimable issues in dispatch order. */
+  ready: IssueSummary[];
+  todo: IssueSummary[];
+  doing: IssueSummary[];
+  review: IssueSummary[];
+  /** Recently finished, newest first. */
+  done: IssueSummary[];
+  /** Keys of unheld `doing` issues that have a checkpoint: the next claimer resumes them. */
+  checkpointed: string[];
+}
+
+/** What the model knows at a given moment. */
+export type ModelState =
+  | { kind: 'loading' }
+  | { kind: 'noWorkspace' }
+  | { kind: 'noDatabase'; dbPath: string }
+  | { kind: 'error'; error: BatonError }
+  | { kind: 'ready'; snapshot: BatonSnapshot; dbPath: string };
+
+/** Where the model reads from: the store in the extension, a fake in tests. */
+export interface ClaimsSource {
+  /** Changes whenever any process commits; cheap enough to ask several times a second. */
+  version(): Promise<string>;
+  load(): Promise<ModelState>;
+}

@@ -1,0 +1,64 @@
+/** The Claims tree as plain data: built by `buildTree`, drawn by the TreeItem classes. */
+
+export const GROUP_IDS = ['claimed', 'doing', 'ready', 'blocked', 'review', 'done'] as const;
+export type GroupId = (typeof GROUP_IDS)[number];
+
+export interface GroupNode {
+  kind: 'group';
+  id: GroupId;
+  label: string;
+  children: Array<ClaimNode | IssueNode>;
+  expanded: boolean;
+}
+
+export interface ClaimNode {
+  kind: 'claim';
+  /** Stable across reloads, so the tree keeps a claim expanded. */
+  id: string;
+  key: string;
+  title: string;
+  agent: string;
+  branch: string;
+  msLeft: number;
+  countdown: string;
+  /** Within the warning threshold of expiry. */
+  warning: boolean;
+  /** This window renews it while its holder runs. */
+  keptAliveHere: boolean;
+  hasCheckpoint: boolean;
+  description: string;
+  /** Markdown. */
+  tooltip: string;
+  details: DetailNode[];
+}
+
+export interface IssueNode {
+  kind: 'issue';
+  id: string;
+  group: Exclude<GroupId, 'claimed'>;
+  key: string;
+  title: string;
+  description: string;
+  /** Markdown. */
+  tooltip: string;
+  /** An unheld `doing` issue with a checkpoint: the next claimer resumes it. */
+  resumed: boolean;
+  hasCheckpoint: boolean;
+  /** Unfinished issues that block it. */
+  blockers: string[];
+}
+
+export type DetailField = 'holder' | 'branch' | 'worktree' | 'renewer' | 'lastRenewal' | 'fence' | 'checkpoint';
+
+export interface DetailNode {
+  kind: 'detail';
+  id: string;
+  key: string;
+  field: DetailField;
+  label: string;
+  value: string;
+  /** Markdown, when the value needs more room than a row. */
+  tooltip?: string;
+}
+
+export type TreeNode = GroupNode | ClaimNode | IssueNode | DetailNode;

@@ -1,0 +1,22 @@
+import * as vscode from 'vscode';
+import type { ClaimNode } from '../model/treeNodes.js';
+import { claimUri } from './countdownDecorations.js';
+import { keyedLabel, tooltip } from './markdown.js';
+
+/**
+ * A live lease: key and title, then holder and countdown. `contextValue` words drive the
+ * menus: `claim`, `mine` when this window keeps it alive, `checkpoint` when it has one.
+ */
+export class ClaimTreeItem extends vscode.TreeItem {
+  constructor(readonly node: ClaimNode) {
+    super(keyedLabel(node.key, node.title), vscode.TreeItemCollapsibleState.Collapsed);
+    this.id = node.id;
+    this.description = node.description;
+    this.tooltip = tooltip(node.tooltip);
+    // The resource lets the countdown decorations colour the label in the warning period.
+    this.resourceUri = claimUri(node.key);
+    const color = node.warning ? new vscode.ThemeColor('list.warningForeground') : undefined;
+    this.iconPath = new vscode.ThemeIcon(node.keptAliveHere ? 'sync' : 'lock', color);
+    this.contextValue = ['claim', node.keptAliveHere ? 'mine' : '', node.hasCheckpoint ? 'checkpoint' : ''].filter(Boolean).join(' ');
+  }
+}

@@ -1,0 +1,22 @@
+import * as vscode from 'vscode';
+import type { GroupId, GroupNode } from '../model/treeNodes.js';
+
+const ICONS: Record<GroupId, string> = {
+  claimed: 'lock',
+  doing: 'debug-pause',
+  ready: 'play-circle',
+  blocked: 'circle-slash',
+  review: 'eye',
+  done: 'pass',
+};
+
+/** A heading: Claimed, Doing, Ready, Blocked, In review, Done. */
+export class GroupTreeItem extends vscode.TreeItem {
+  constructor(node: GroupNode) {
+    super(node.label, node.expanded ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+    this.id = `group:${node.id}`;
+    this.description = String(node.children.length);
+    this.iconPath = new vscode.ThemeIcon(ICONS[node.id]);
+    this.contextValue = `group ${node.id}`;
+  }
+}

@@ -1,0 +1,139 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/** How an MCP client starts Baton's server. */
+export interface ServerCommand {
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+}
+
+/** The client configuration files Baton writes, relative to the repository's top level. */
+export const CLIENT_CONFIG_FILES = ['.mcp.json', '.vscode/mcp.json'] as const;
+export type ClientConfigFile = (typeof CLIENT_CONFIG_FILES)[number];
+
+/** The name of Baton's entry in every file. */
+export const SERVER_NAME = 'baton';
+
+/** A configuration file Baton will not rewrite: not JSON, or JSON it cannot merge into safely. */
+export class ClientConfigError extends Error {
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+  ) {
+    super(`${file}: ${reason}`);
+    this.name = 'ClientConfigError';
+  }
+}
+
+interface Format {
+  /** The object that holds the servers. */
+  key: string;
+  entry(server: ServerCommand): Record<string, unknown>;
+}
+
+const FORMATS: Record<ClientConfigFile, Format> = {
+  // Claude Code, Cursor and most other clients.
+  '.mcp.json': { key: 'mcpServers', entry: (s) => ({ command: s.command, args: s.args, ...(s.env ? { env: s.env } : {}) }) },
+  // VS Code's workspace MCP configuration.
+  '.vscode/mcp.json': { key: 'servers', entry: (s) => ({ type: 'stdio', command: s.command, args: s.args, ...(s.env ? { env: s.env } : {}) }) },
+};
+
+/**
+ * Merges a `baton` server entry into the repository's MCP client configuration
+ * (`.mcp.json` under `mcpServers`, `.vscode/mcp.json` under `servers` with
+ * `type: "stdio"`), keeping every other entry and setting as it was. Running it again
+ * changes nothing. A file that is not a JSON object, or that has comments (which a
+ * rewrite would lose), throws a `ClientConfigError` naming the file and leaves it as it is.
+ *
+ * @returns the absolute paths written, and those already up to date.
+ */
+export function writeClientConfig(
+  repoRoot: string,
+  serverCommand: ServerCommand,
+  options: { files?: readonly ClientConfigFile[] } = {},
+): { written: string[]; unchanged: string[] } {
+  const files = options.files ?? CLIENT_CONFIG_FILES;
+  // Every file is checked before any is written, so a bad one leaves the others untouched too.
+  const plans = files.map((file) => planFile(join(repoRoot, file), FORMATS[file], serverCommand));
+  const written: string[] = [];
+  const unchanged: string[] = [];
+  for (const plan of plans) {
+    if (plan.text === null) {
+      unchanged.push(plan.path);
+      continue;
+    }
+    writeAtomically(plan.path, plan.text);
+    written.push(plan.path);
+  }
+  return { written, unchanged };
+}
+
+function planFile(path: string, format: Format, server: ServerCommand): { path: string; text: string | null } {
+  const config = existsSync(path) ? parseConfig(path, readFileSync(path, 'utf8')) : {};
+  const entry = format.entry(server);
+  const servers = config[format.key];
+  if (servers !== undefined && !isObject(servers)) {
+    throw new ClientConfigError(path, `"${format.key}" must be an object; Baton will not replace it.`);
+  }
+  if (servers && JSON.stringify(servers[SERVER_NAME]) === JSON.stringify(entry)) return { path, text: null };
+  const merged = { ...config, [format.key]: { ...(servers ?? {}), [SERVER_NAME]: entry } };
+  return { path, text: `${JSON.stringify(merged, null, 2)}\n` };
+}
+
+function parseConfig(path: string, text: string): Record<string, unknown> {
+  if (text.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    const withoutComments = stripJsonComments(text);
+    if (withoutComments !== text || /,\s*[}\]]/.test(withoutComments)) {
+      throw new ClientConfigError(
+        path,
+        'has comments or trailing commas, which rewriting it would lose. Add the "baton" entry by hand, or remove them and try again.',
+      );
+    }
+    throw new ClientConfigError(path, `is not valid JSON (${(error as Error).message}). Fix it, then try again.`);
+  }
+  if (!isObject(parsed)) throw new ClientConfigError(path, 'must hold a JSON object.');
+  return parsed;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Removes `//` and `/* *\/` comments outside strings. */
+function stripJsonComments(text: string): string {
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      const start = i;
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+      out += text.slice(start, i + 1);
+    } else if (c === '/' && text[i + 1] === '/') {
+      while (i < text.length && text[i] !== '\n') i++;
+      out += '\n';
+    } else if (c === '/' && text[i + 1] === '*') {
+      const end = text.indexOf('*/', i + 2);
+      i = end === -1 ? text.length : end + 1;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+function writeAtomically(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    writeFileSync(tmp, text);
+    renameSync(tmp, path);
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}

@@ -1,0 +1,145 @@
+import * as assert from 'node:assert/strict';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { BatonApi } from '../../../extension/extension.js';
+import type { ClaimNode, GroupNode } from '../../../extension/model/treeNodes.js';
+import { McpAgent } from '../agent/mcpAgent.js';
+import { sleep, test, waitFor } from './harness.js';
+
+const EXTENSION_ID = 'baton.baton';
+/** The workspace's `.baton.json` sets this lease length, so lease tests take seconds. */
+const LEASE_SECONDS = 8;
+
+let api: BatonApi;
+let workspace: string;
+const agents: McpAgent[] = [];
+
+function startAgent(name: string, env: Record<string, string> = {}): Promise<McpAgent> {
+  const cli = join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'dist', 'cli.js');
+  return McpAgent.start({ command: process.execPath, args: [cli, 'serve'], cwd: workspace, env: { BATON_AGENT: name, ...env } }, name).then((a) => {
+    agents.push(a);
+    return a;
+  });
+}
+
+function claimed(key: string): ClaimNode | undefined {
+  const group = api.tree.roots.find((g: GroupNode) => g.id === 'claimed');
+  return group?.children.find((c): c is ClaimNode => c.kind === 'claim' && c.key === key);
+}
+
+async function liveClaims(): Promise<Array<{ key: string; expiresAt: string; lastRenewedAt: string }>> {
+  const baton = await api.source.baton();
+  assert.ok(baton.ok);
+  const claims = await baton.value.listClaims();
+  assert.ok(claims.ok);
+  return claims.value.claims;
+}
+
+/** `0:07 left` → 7 */
+function secondsShown(description: string): number {
+  const match = /(\d+):(\d\d) left/.exec(description);
+  assert.ok(match, `no countdown in "${description}"`);
+  return Number(match[1]) * 60 + Number(match[2]);
+}
+
+test('activates on a git workspace without being asked', async () => {
+  workspace = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+  const extension = vscode.extensions.getExtension<BatonApi>(EXTENSION_ID);
+  assert.ok(extension, 'the extension is installed');
+  await waitFor('activation', () => extension.isActive, 15_000, 50);
+  api = extension.exports;
+  assert.match(api.renewerId, /^vscode:/);
+  await waitFor('the model to settle', () => api.model.state.kind !== 'loading', 10_000);
+  assert.equal(api.model.state.kind, 'noDatabase', 'a repository without Baton gets no database file from the editor');
+});
+
+let firstKey = '';
+
+test('shows an issue claimed by a separate agent process within a second', async () => {
+  const agent = await startAgent('agent-a');
+  const created = await agent.ok<{ issue: { key: string } }>('create_issue', { title: 'Parse the config file' });
+  await waitFor('the new database to be read', () => api.model.state.kind === 'ready', 5_000);
+  await waitFor('the issue in Ready', () => api.tree.roots.some((g) => g.id === 'ready'), 2_000);
+  const started = Date.now();
+  const claim = await agent.ok<{ issue: { key: string } }>('next_issue');
+  const answered = Date.now();
+  firstKey = claim.issue.key;
+  assert.equal(firstKey, created.issue.key);
+  await waitFor('the claim in the tree', () => claimed(firstKey), 1_000, 5);
+  const shown = Date.now();
+  console.log(`      claim visible ${shown - answered} ms after next_issue answered (${shown - started} ms after it was sent)`);
+  const node = claimed(firstKey)!;
+  assert.equal(node.agent, 'agent-a');
+  const item = api.tree.getTreeItem(node);
+  assert.match(String(item.description), /^agent-a · 0:0\d left$/);
+  assert.match(String(item.contextValue), /\bclaim\b/);
+  assert.ok(!/\bmine\b/.test(String(item.contextValue)), 'an agent this window did not start is not kept alive by it');
+  const details = api.tree.getChildren(node).map((d) => api.tree.getTreeItem(d).label);
+  assert.deepEqual(details, ['Holder', 'Branch', 'Worktree', 'Renewer', 'Last renewal', 'Fence', 'Checkpoint']);
+});
+
+test('the countdown of a claim goes down every second', async () => {
+  // The view redraws once a second, at any phase of the lease's own seconds, so over 2.5 s the text moves on by 1 to 4.
+  const first = secondsShown(String(api.tree.getTreeItem(claimed(firstKey)!).description));
+  await sleep(2_500);
+  const later = secondsShown(String(api.tree.getTreeItem(claimed(firstKey)!).description));
+  assert.ok(later < first && later >= first - 4, `went from ${first} to ${later}`);
+  assert.ok(claimed(firstKey)!.warning, `an ${LEASE_SECONDS} s lease is inside the 300 s warning period`);
+});
+
+test('releasing a claim from the tree frees the lease in the database', async () => {
+  await vscode.workspace.getConfiguration('baton').update('confirmRelease', false, vscode.ConfigurationTarget.Global);
+  const released = await vscode.commands.executeCommand<boolean>('baton.release', claimed(firstKey));
+  assert.equal(released, true);
+  assert.ok(!(await liveClaims()).some((c) => c.key === firstKey), 'no live lease left');
+  const agent = agents[0]!;
+  const check = await agent.ok<{ held: boolean }>('check_claim', { key: firstKey });
+  assert.equal(check.held, false);
+  await waitFor('the claim to leave the tree', () => !claimed(firstKey), 1_000);
+  assert.ok(api.tree.roots.find((g) => g.id === 'doing')?.children.some((c) => c.key === firstKey), 'the released issue waits in Doing');
+});
+
+test("the renewer keeps this window's agent's lease alive while it runs, and lets it expire once it is killed", async () => {
+  const agent = await startAgent('agent-b', { BATON_RENEWER: api.renewerId });
+  await agent.ok('create_issue', { title: 'Write the parser tests' });
+  const { issue, lease } = await agent.ok<{ issue: { key: string }; lease: { expiresAt: string } }>('next_issue');
+  const claimedAt = Date.now();
+  await waitFor('the claim to be kept alive here', () => claimed(issue.key)?.keptAliveHere, 3_000);
+  assert.match(String(api.tree.getTreeItem(claimed(issue.key)!).contextValue), /\bmine\b/);
+  // The agent never heartbeats: only the window renews it.
+  await sleep(LEASE_SECONDS * 1000 * 1.5);
+  const alive = (await liveClaims()).find((c) => c.key === issue.key);
+  assert.ok(alive, `still held ${Date.now() - claimedAt} ms after a ${LEASE_SECONDS} s claim`);
+  assert.ok(Date.parse(alive.expiresAt) > Date.parse(lease.expiresAt), 'renewed past its first expiry');
+
+  await agent.kill();
+  const killedAt = Date.now();
+  const before = (await liveClaims()).find((c) => c.key === issue.key);
+  assert.ok(before, 'still live right after the kill');
+  await waitFor('the lease to expire', async () => !(await liveClaims()).some((c) => c.key === issue.key), LEASE_SECONDS * 1000 + 3_000, 200);
+  console.log(`      lease gone ${Date.now() - killedAt} ms after its holder was killed`);
+  assert.ok(Date.now() >= Date.parse(before.expiresAt) - 50, 'it ran out at the expiry it had when the holder died: never renewed after');
+  await waitFor('the claim to leave the tree', () => !claimed(issue.key), 2_000);
+}, 60_000);
+
+test('the MCP definition provider offers the bundled server, and that server answers tools/list', async () => {
+  const [definition, ...more] = api.mcpDefinitions();
+  assert.ok(definition, 'one definition');
+  assert.equal(more.length, 0);
+  assert.equal(definition.label, 'Baton');
+  assert.equal(definition.command, process.execPath);
+  assert.equal(definition.args[1], 'serve');
+  assert.ok(definition.args[0]!.endsWith(join('dist', 'cli.js')));
+  assert.equal(definition.env.ELECTRON_RUN_AS_NODE, '1');
+  assert.equal(definition.env.BATON_RENEWER, api.renewerId);
+  const env = Object.fromEntries(Object.entries(definition.env).map(([k, v]) => [k, v === null ? undefined : String(v)]));
+  const server = await McpAgent.start({ command: definition.command, args: definition.args, cwd: definition.cwd?.fsPath ?? workspace, env }, 'copilot');
+  agents.push(server);
+  const tools = await server.listTools();
+  for (const name of ['next_issue', 'claim_issue', 'heartbeat', 'checkpoint', 'release', 'done', 'list_claims']) assert.ok(tools.includes(name), `${name} is offered`);
+});
+
+test('cleans up its agents', async () => {
+  await Promise.all(agents.map((a) => a.close()));
+  await vscode.workspace.getConfiguration('baton').update('confirmRelease', undefined, vscode.ConfigurationTarget.Global);
+});
