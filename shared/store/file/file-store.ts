@@ -195,7 +195,7 @@ export class FileStore implements Store {
       return await this.parts.lock.acquire(whileWaiting);
     } catch (error) {
       if (error instanceof LockTimeoutError) throw new StoreUnavailableError(this.location, error.message);
-      throw error;
+      throw new StoreUnavailableError(this.location, `cannot take the lock (${errnoCode(error) ?? (error as Error).message})`);
     }
   }
 

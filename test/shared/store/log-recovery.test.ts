@@ -1,0 +1,196 @@
+import { appendFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import * as nodeFs from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { BATON_APPLICATION_ID } from '../../../shared/store/sqlite-schema.js';
+import { StoreUnavailableError } from '../../../shared/errors.js';
+import { openFileStore, type FileSystem } from '../../../shared/store/file/index.js';
+import { encodeRecord } from '../../../shared/store/file/log-format.js';
+import { loadSqlJs } from '../../../shared/store/file/sql-js.js';
+import type { Store } from '../../../shared/store/store.js';
+import { addComment, commentTexts, scratchDir } from './helpers.js';
+
+let scratch: ReturnType<typeof scratchDir>;
+let path: string;
+const opened: Store[] = [];
+
+async function open(options: Partial<Parameters<typeof openFileStore>[0]> = {}): Promise<Store> {
+  const store = await openFileStore({ path, ...options });
+  opened.push(store);
+  return store;
+}
+
+beforeEach(() => {
+  scratch = scratchDir('log');
+  path = join(scratch.dir, 'baton.db');
+});
+
+afterEach(async () => {
+  for (const store of opened.splice(0)) await store.close();
+  scratch.remove();
+});
+
+const tempFiles = () => readdirSync(scratch.dir).filter((name) => name.includes('.tmp-'));
+
+/** node:fs with call counters, and a hook that may throw before a call goes through. */
+function countingFs(fail?: (name: string, args: unknown[]) => void): { fs: Partial<FileSystem>; calls: Record<string, unknown[][]> } {
+  const calls: Record<string, unknown[][]> = {};
+  const fs: Record<string, unknown> = {};
+  for (const name of ['readSync', 'readFileSync', 'statSync', 'renameSync', 'writeSync', 'fdatasyncSync'] as const) {
+    const real = nodeFs[name] as (...args: unknown[]) => unknown;
+    fs[name] = (...args: unknown[]) => {
+      (calls[name] ??= []).push(args);
+      fail?.(name, args);
+      return real(...args);
+    };
+  }
+  return { fs: fs as Partial<FileSystem>, calls };
+}
+
+describe('operation log recovery', () => {
+  test('a torn record at the end is ignored by readers and cut off by the next writer', async () => {
+    const a = await open();
+    await addComment(a, 'one');
+    await addComment(a, 'two');
+    const complete = statSync(`${path}-log`).size;
+    // Half of a record, as left by a writer killed in the middle of its append.
+    const record = encodeRecord(3, [['INSERT INTO comments (issue_id, text, agent, at) VALUES (1, ?, ?, 0)', ['torn', 'x']]]);
+    appendFileSync(`${path}-log`, record.subarray(0, record.length >> 1));
+    const b = await open();
+    expect(await commentTexts(b)).toEqual(['one', 'two']);
+    await addComment(b, 'three');
+    expect(await commentTexts(a)).toEqual(['one', 'two', 'three']);
+    expect(await commentTexts(await open())).toEqual(['one', 'two', 'three']);
+    const appended = statSync(`${path}-log`).size - complete;
+    expect(appended).toBeLessThan(record.length + 200);
+  });
+
+  test('a failing rename during compaction leaves a usable store and no temporary file', async () => {
+    let failRenames = 1;
+    const { fs } = countingFs((name) => {
+      if (name === 'renameSync' && failRenames-- > 0) throw Object.assign(new Error('EIO: injected'), { code: 'EIO' });
+    });
+    await open();
+    const a = await open({ fs, compactAfterBytes: 1 });
+    const result = await addComment(a, 'kept');
+    expect(result.ok).toBe(true);
+    expect(tempFiles()).toEqual([]);
+    await addComment(a, 'and more');
+    expect(await commentTexts(await open())).toEqual(['kept', 'and more']);
+  });
+
+  test('a failing rename of the new log after the new snapshot leaves a usable store', async () => {
+    let renames = 0;
+    const { fs } = countingFs((name) => {
+      if (name === 'renameSync' && ++renames === 2) throw Object.assign(new Error('EIO: injected'), { code: 'EIO' });
+    });
+    await open();
+    const a = await open({ fs, compactAfterBytes: 1 });
+    await addComment(a, 'one');
+    await addComment(a, 'two');
+    expect(tempFiles()).toEqual([]);
+    expect(await commentTexts(await open())).toEqual(['one', 'two']);
+  });
+
+  test('a failing append reports the store unavailable and changes nothing anywhere', async () => {
+    let failAppend = false;
+    const { fs } = countingFs((name, args) => {
+      // Appends write at an explicit offset past the log header; the lock's small writes do not.
+      const appending = name === 'writeSync' && typeof args[4] === 'number' && args[4] > 0;
+      if (failAppend && appending) throw Object.assign(new Error('ENOSPC: injected'), { code: 'ENOSPC' });
+    });
+    const a = await open({ fs });
+    const b = await open();
+    await addComment(a, 'before');
+    const logBefore = readFileSync(`${path}-log`);
+    failAppend = true;
+    const error = await addComment(a, 'lost').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as StoreUnavailableError).reason).toMatch(/ENOSPC/);
+    expect(readFileSync(`${path}-log`).equals(logBefore)).toBe(true);
+    expect(await commentTexts(a)).toEqual(['before']);
+    expect(await commentTexts(b)).toEqual(['before']);
+    failAppend = false;
+    await addComment(a, 'after');
+    expect(await commentTexts(b)).toEqual(['before', 'after']);
+  });
+
+  test('a failing fsync of the append cuts the record back and reports the store unavailable', async () => {
+    let failSync = false;
+    const { fs } = countingFs((name) => {
+      if (failSync && name === 'fdatasyncSync') throw Object.assign(new Error('EIO: injected'), { code: 'EIO' });
+    });
+    const a = await open({ fs });
+    const b = await open();
+    await addComment(a, 'before');
+    failSync = true;
+    await expect(addComment(a, 'lost')).rejects.toBeInstanceOf(StoreUnavailableError);
+    failSync = false;
+    await addComment(a, 'after');
+    expect(await commentTexts(b)).toEqual(['before', 'after']);
+    expect(await commentTexts(a)).toEqual(['before', 'after']);
+  });
+
+  test('a reader that applied a record later cut back starts over from the snapshot', async () => {
+    const a = await open();
+    const b = await open();
+    await addComment(a, 'before');
+    const seq = (await a.info()).appliedSeq as number;
+    const size = statSync(`${path}-log`).size;
+    // A record whose writer then failed to fsync it and cut it back: b applies it meanwhile.
+    const ghost = encodeRecord(seq + 1, [['INSERT INTO comments (issue_id, text, agent, at) VALUES (1, ?, ?, 0)', ['ghost', 'x']]]);
+    appendFileSync(`${path}-log`, ghost);
+    expect(await commentTexts(b)).toEqual(['before', 'ghost']);
+    nodeFs.truncateSync(`${path}-log`, size);
+    await addComment(a, 'after');
+    expect(await commentTexts(b)).toEqual(['before', 'after']);
+  });
+
+  test('a read does not read any file when nothing changed', async () => {
+    const { fs, calls } = countingFs();
+    const a = await open({ fs });
+    const b = await open();
+    await addComment(b, 'x');
+    await commentTexts(a);
+    const reads = (calls.readSync?.length ?? 0) + (calls.readFileSync?.length ?? 0);
+    for (let i = 0; i < 10; i++) await commentTexts(a);
+    await a.version();
+    expect((calls.readSync?.length ?? 0) + (calls.readFileSync?.length ?? 0)).toBe(reads);
+  });
+
+  test('a caught-up store follows another store’s compaction without reloading the snapshot', async () => {
+    const { fs, calls } = countingFs();
+    const a = await open({ compactAfterBytes: 1500 });
+    const b = await open({ fs });
+    const loads = () => (calls.readFileSync ?? []).filter(([file]) => file === path).length;
+    const before = loads();
+    for (let i = 0; i < 30; i++) {
+      await addComment(a, `c${i}`);
+      await commentTexts(b);
+    }
+    expect(loads()).toBe(before);
+    expect(await commentTexts(b)).toHaveLength(30);
+  });
+
+  test('a store left behind by two compactions reloads the snapshot and misses nothing', async () => {
+    const { fs, calls } = countingFs();
+    const a = await open({ compactAfterBytes: 1500 });
+    const b = await open({ fs });
+    await commentTexts(b);
+    for (let i = 0; i < 30; i++) await addComment(a, `c${i}`);
+    expect(await commentTexts(b)).toEqual(Array.from({ length: 30 }, (_, i) => `c${i}`));
+    expect((calls.readFileSync ?? []).filter(([file]) => file === path).length).toBeGreaterThan(0);
+  });
+
+  test('a database at an older schema is migrated by a logged write that other stores replay', async () => {
+    const SQL = await loadSqlJs();
+    const db = new SQL.Database();
+    db.run(`PRAGMA application_id = ${BATON_APPLICATION_ID}`);
+    writeFileSync(path, db.export());
+    db.close();
+    const a = await open();
+    expect((await a.info()).schemaVersion).toBe(1);
+    await addComment(a, 'on the new schema');
+    expect(await commentTexts(await open())).toEqual(['on the new schema']);
+  });
+});
