@@ -1,0 +1,91 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BatonSource } from '../../extension/model/batonSource.js';
+import { openBaton, type Opened } from '../../shared/open.js';
+
+let repo: string;
+const opened: Array<{ close(): Promise<void> }> = [];
+const env = { PATH: process.env.PATH } as NodeJS.ProcessEnv;
+
+async function agent(name: string): Promise<Opened> {
+  const result = await openBaton({ cwd: repo, env, caller: { agent: name } });
+  if (!result.ok) throw new Error(result.error.message);
+  opened.push(result.value.store);
+  return result.value;
+}
+
+function source(): BatonSource {
+  const s = new BatonSource({ cwd: repo, renewer: 'vscode:test', env });
+  opened.push({ close: async () => s.dispose() });
+  return s;
+}
+
+beforeEach(() => {
+  repo = mkdtempSync(join(tmpdir(), 'baton-source-'));
+  execFileSync('git', ['init', '-q', repo]);
+});
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((o) => o.close()));
+  rmSync(repo, { recursive: true, force: true });
+});
+
+describe('BatonSource on the real store', () => {
+  it('finds the database in the git common dir, and creates none by reading', async () => {
+    const s = source();
+    expect(s.dbPath).toBe(join(execFileSync('git', ['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: repo, encoding: 'utf8' }).trim(), 'baton', 'baton.db'));
+    expect(await s.version()).toBe('absent');
+    expect(await s.load()).toEqual({ kind: 'noDatabase', dbPath: s.dbPath });
+    expect(existsSync(s.dbPath!)).toBe(false);
+  });
+
+  it("reads a claim made through another connection, with its fence, and a checkpointed unheld issue as resumable", async () => {
+    const other = await agent('claude');
+    const a = await other.baton.createIssue({ title: 'Parse the config' });
+    const b = await other.baton.createIssue({ title: 'Write the docs' });
+    await other.baton.createIssue({ title: 'Ship it', blockedBy: ['BAT-1'] });
+    expect(a.ok && b.ok).toBe(true);
+    const claimed = await other.baton.claimIssue({ key: 'BAT-2' });
+    if (!claimed.ok) throw new Error(claimed.error.message);
+    await other.baton.checkpoint({ key: 'BAT-2', claimToken: claimed.value.lease.claimToken!, note: 'half done' });
+    await other.baton.release({ key: 'BAT-2', claimToken: claimed.value.lease.claimToken! });
+    const held = await other.baton.claimIssue({ key: 'BAT-1' });
+    expect(held.ok).toBe(true);
+
+    const state = await source().load();
+    if (state.kind !== 'ready') throw new Error(state.kind);
+    const snap = state.snapshot;
+    expect(snap.claims.map((c) => [c.key, c.agent])).toEqual([['BAT-1', 'claude']]);
+    expect(snap.fences).toEqual({ 'BAT-1': 1 });
+    expect(snap.doing.filter((i) => !i.held).map((i) => i.key)).toEqual(['BAT-2']);
+    expect(snap.checkpointed).toEqual(['BAT-2']);
+    expect(snap.todo.map((i) => i.key)).toEqual(['BAT-3']);
+    expect(snap.sessions).toEqual([]);
+    expect(snap.leaseSeconds).toBe(1800);
+  });
+
+  it("moves its version when another connection commits, and not otherwise", async () => {
+    const other = await agent('claude');
+    await other.baton.createIssue({ title: 'One' });
+    const s = source();
+    const v1 = await s.version();
+    expect(await s.version()).toBe(v1);
+    await other.baton.createIssue({ title: 'Two' });
+    expect(await s.version()).not.toBe(v1);
+  });
+
+  it('writes as the editor: an operator release frees the lease', async () => {
+    const other = await agent('claude');
+    await other.baton.createIssue({ title: 'One' });
+    expect((await other.baton.claimIssue({ key: 'BAT-1' })).ok).toBe(true);
+    const s = source();
+    const baton = await s.baton();
+    if (!baton.ok) throw new Error(baton.error.message);
+    const released = await baton.value.releaseAsOperator({ key: 'BAT-1', note: 'Released from VS Code' });
+    expect(released.ok && released.value.released).toBe(true);
+    const state = await s.load();
+    expect(state.kind === 'ready' && state.snapshot.claims).toEqual([]);
+  });
+});
