@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { StoreUnavailableError } from '../../shared/errors.js';
 import { ok } from '../../shared/result.js';
 import { openPostgresStore } from '../../shared/store/postgres/index.js';
 import type { Store, Tx } from '../../shared/store/store.js';
@@ -83,5 +85,34 @@ describe.skipIf(!ADMIN_URL)('PostgreSQL store: concurrent writers', () => {
     expect(values).toHaveLength(2);
     const winner = values.find((v) => v.startsWith('inserted'))!.slice('inserted '.length);
     expect(values).toContain(`found ${winner}`);
+  });
+
+  it('reports STORE_UNAVAILABLE, changing nothing, when a row stays locked past the wait limit', async () => {
+    await stores[0].write(async (tx) => ok(await tx.run(`INSERT INTO meta (name, value) VALUES ('held', 'before')`)));
+    // A URL parameter shortens the server-side lock wait (10 s by default) for this test.
+    const impatient = await openPostgresStore({ url: `${db.url}?lock_timeout=300` });
+    const holder = new pg.Client({ connectionString: db.url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT value FROM meta WHERE name = 'held' FOR UPDATE`);
+      const started = Date.now();
+      const error = await impatient
+        .write(async (tx) => {
+          await tx.run(`INSERT INTO meta (name, value) VALUES ('while held', 'x')`);
+          await tx.get(`SELECT value FROM meta WHERE name = 'held'${tx.dialect.forUpdate}`);
+          return ok(undefined);
+        })
+        .catch((err: unknown) => err);
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect((error as StoreUnavailableError).reason).toMatch(/locked past the wait limit/);
+      expect(Date.now() - started).toBeLessThan(3_000);
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+      await impatient.close();
+    }
+    const row = await stores[0].read((tx) => tx.get(`SELECT value FROM meta WHERE name = 'while held'`));
+    expect(row).toBeUndefined();
   });
 });
