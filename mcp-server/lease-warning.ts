@@ -20,7 +20,7 @@ export function untrackedLeaseWarning(leaseSeconds: number, write: (line: string
       if (lease.renewer !== null || warned.has(lease.key)) continue;
       warned.add(lease.key);
       write(
-        `baton: no renewer tracks your lease on ${lease.key} (BATON_RENEWER is not set): call heartbeat or checkpoint at least every ${renewEvery(leaseSeconds)}; it expires ${leaseSeconds} s after the last one.`,
+        `baton: no renewer is recorded on your lease of ${lease.key} (BATON_RENEWER is unset): unless \`baton watchdog\` runs beside you, call heartbeat or checkpoint at least every ${renewEvery(leaseSeconds)}; the lease ends ${leaseSeconds} s after the last one.`,
       );
     }
   };
