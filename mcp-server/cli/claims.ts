@@ -21,6 +21,7 @@ export function registerClaimsCommand(program: Command, deps: CliDeps): void {
   withCommonOptions(
     program
       .command('claims')
+      .summary('list live leases with countdowns')
       .description('list live leases: who holds what, for how long, and where they stand')
       .option('-w, --watch', 'keep the table on screen, counting down, until Ctrl-C (with --json: a line each time the claims change)')
       .option('--interval <ms>', 'how often --watch reads the database', positiveInt(60_000), 1000),

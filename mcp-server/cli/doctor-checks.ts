@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { CLIENT_CONFIG_FILES, type ClientConfigFile, SERVER_NAME } from '../../shared/client-config.js';
 import { isProcessAlive } from '../../shared/sessions.js';
 import { nodeFileSystem } from '../../shared/store/file/file-system.js';
 import { readOwner } from '../../shared/store/file/lock-files.js';
@@ -90,11 +91,9 @@ function statOrNull(path: string): { mtimeMs: number } | null {
   }
 }
 
-/** The MCP client configuration files `baton init` writes, and where each keeps its servers. */
-export const CLIENT_CONFIGS = [
-  { file: '.mcp.json', client: 'Claude Code', key: 'mcpServers' },
-  { file: join('.vscode', 'mcp.json'), client: 'VS Code', key: 'servers' },
-] as const;
+/** Where each client configuration file keeps its servers (`writeClientConfig` writes both). */
+const SERVERS_KEY: Record<ClientConfigFile, string> = { '.mcp.json': 'mcpServers', '.vscode/mcp.json': 'servers' };
+const CLIENT: Record<ClientConfigFile, string> = { '.mcp.json': 'Claude Code', '.vscode/mcp.json': 'VS Code' };
 
 /**
  * Each client configuration file: present, holding a Baton entry, and that entry
@@ -102,9 +101,11 @@ export const CLIENT_CONFIGS = [
  */
 export async function checkClientConfigs(root: string, env: NodeJS.ProcessEnv): Promise<Check[]> {
   const checks: Check[] = [];
-  for (const { file, client, key } of CLIENT_CONFIGS) {
+  for (const file of CLIENT_CONFIG_FILES) {
     const path = join(root, file);
     const name = file;
+    const key = SERVERS_KEY[file];
+    const client = CLIENT[file];
     if (!existsSync(path)) {
       checks.push({ name, status: 'warn', detail: `missing: ${client} will not start Baton here`, fix: 'run `baton init`' });
       continue;
@@ -138,9 +139,9 @@ export async function checkClientConfigs(root: string, env: NodeJS.ProcessEnv): 
   return checks;
 }
 
-/** The entry named `baton`, else one whose command line runs `baton serve` or a `cli.js serve`. */
+/** The entry `baton init` writes, else one whose command line runs `baton serve` or a `cli.js serve`. */
 function findBatonEntry(servers: Record<string, ServerEntry>): { name: string; entry: ServerEntry } | null {
-  if (servers.baton?.command) return { name: 'baton', entry: servers.baton };
+  if (servers[SERVER_NAME]?.command) return { name: SERVER_NAME, entry: servers[SERVER_NAME] };
   for (const [name, entry] of Object.entries(servers)) {
     const line = [entry?.command, ...(entry?.args ?? [])].join(' ');
     if (/\bbaton\b.*\bserve\b|cli\.js serve/.test(line)) return { name, entry };
@@ -162,12 +163,15 @@ function substituteVariables(entry: ServerEntry, root: string): ServerEntry {
 /** JSON with comments and trailing commas, as VS Code accepts in mcp.json. */
 export function parseJsonc(text: string): unknown {
   let out = '';
+  // Where the last comma outside strings was written, while only blanks follow it.
+  let pendingComma = -1;
   for (let i = 0; i < text.length; i++) {
     const ch = text[i];
     if (ch === '"') {
       const start = i;
       for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
       out += text.slice(start, i + 1);
+      pendingComma = -1;
     } else if (ch === '/' && text[i + 1] === '/') {
       while (i < text.length && text[i] !== '\n') i++;
       out += '\n';
@@ -175,7 +179,14 @@ export function parseJsonc(text: string): unknown {
       i = text.indexOf('*/', i + 2);
       if (i < 0) throw new Error('unterminated comment');
       i++;
-    } else out += ch;
+    } else if ((ch === '}' || ch === ']') && pendingComma >= 0) {
+      out = out.slice(0, pendingComma) + out.slice(pendingComma + 1) + ch;
+      pendingComma = -1;
+    } else {
+      if (ch === ',') pendingComma = out.length;
+      else if (!/\s/.test(ch)) pendingComma = -1;
+      out += ch;
+    }
   }
-  return JSON.parse(out.replace(/,(\s*[}\]])/g, '$1'));
+  return JSON.parse(out);
 }

@@ -34,6 +34,7 @@ export function registerDoctorCommand(program: Command, deps: CliDeps): void {
   withCommonOptions(
     program
       .command('doctor')
+      .summary('check the setup and say how to fix what is wrong')
       .description(
         'check the setup: database and backend, connection, schema, worktrees sharing it, live sessions and leases, ' +
           'stale lock files, and whether the MCP configuration starts a working server',

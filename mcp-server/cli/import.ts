@@ -31,6 +31,7 @@ export function registerImportCommand(program: Command, deps: CliDeps): void {
   withCommonOptions(
     program
       .command('import')
+      .summary('create issues from JSON, JSON lines or gh issue list output')
       .description(
         'create issues from a JSON array, JSON lines, or `gh issue list --json number,title,body,labels`; ' +
           'an issue whose title already exists is kept as it is, so importing again changes nothing',

@@ -32,6 +32,7 @@ export function registerInitCommand(program: Command, deps: CliDeps): void {
   withCommonOptions(
     program
       .command('init')
+      .summary('configure Claude Code and VS Code to start this server')
       .description(
         'write or merge .mcp.json (Claude Code) and .vscode/mcp.json (VS Code) so agents start this server; ' +
           'keeps every other entry, safe to run again',

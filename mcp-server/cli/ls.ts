@@ -22,6 +22,7 @@ export function registerLsCommand(program: Command, deps: CliDeps): void {
   withCommonOptions(
     program
       .command('ls')
+      .summary('list issues')
       .description('list issues with their holder, time left and checkpoint (open issues, newest first)')
       .option('-s, --status <status>', 'only this status (todo, doing, review, done, cancelled)', parseStatus)
       .option('-l, --label <label>', 'only issues with this label')

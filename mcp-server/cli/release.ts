@@ -13,6 +13,7 @@ export function registerReleaseCommand(program: Command, deps: CliDeps): void {
   withCommonOptions(
     program
       .command('release')
+      .summary('end the live lease on an issue')
       .description("end the live lease on an issue (the holder's later writes are refused); it stays doing, claimable")
       .argument('<key>', 'the issue key, such as BAT-12', parseKey)
       .option('--note <text>', 'why, recorded in the activity log'),

@@ -7,7 +7,8 @@ import { CliExit, EXIT } from './exit.js';
 export function registerServeCommand(program: Command, deps: CliDeps): void {
   program
     .command('serve')
-    .description('Start the stdio MCP server (one session). Stops when stdin closes, or on SIGINT or SIGTERM.')
+    .summary('start the stdio MCP server (what agents launch)')
+    .description('start the stdio MCP server of one session; it stops when stdin closes, or on SIGINT or SIGTERM')
     .option('--db <path>', 'database file (default: <git common dir>/baton/baton.db; BATON_DB)')
     .action(async (options: { db?: string }) => {
       try {

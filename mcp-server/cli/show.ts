@@ -12,6 +12,7 @@ export function registerShowCommand(program: Command, deps: CliDeps): void {
   withCommonOptions(
     program
       .command('show')
+      .summary('show one issue')
       .description('show one issue: lease, checkpoint, relations, comments, activity')
       .argument('<key>', 'the issue key, such as BAT-12', parseKey),
   ).action(

@@ -17,6 +17,7 @@ export function registerWatchdogCommand(program: Command, deps: CliDeps): void {
   withCommonOptions(
     program
       .command('watchdog')
+      .summary('keep the leases of live agents on this machine renewed')
       .description(
         'run beside your agents: every third of the lease length, renew the leases of sessions whose server ' +
           'process is alive on this machine; a dead one is left to expire (editor windows renew their own). ' +

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, runCli } from '../helpers/cli.js';
 import { makeRepo, type ScratchRepo } from '../helpers/git.js';
-import { spawnServer, type SpawnedServer } from '../helpers/spawnServer.js';
+import { CLI, spawnServer, type SpawnedServer } from '../helpers/spawnServer.js';
 
 describe('baton doctor', () => {
   let repo: ScratchRepo;
@@ -54,6 +54,20 @@ describe('baton doctor', () => {
       expect(lock).toMatchObject({ status: 'warn', detail: expect.stringContaining('which is gone'), fix: expect.stringContaining('owner') });
     } finally {
       rmSync(join(lockDir, 'owner'), { force: true });
+    }
+  });
+
+  it('reads a VS Code configuration written by hand, with comments and trailing commas', async () => {
+    const hand = makeRepo();
+    try {
+      mkdirSync(join(hand.main, '.vscode'));
+      const entry = JSON.stringify({ type: 'stdio', command: 'node', args: [CLI, 'serve'] });
+      writeFileSync(join(hand.main, '.vscode', 'mcp.json'), `{\n  // added by hand\n  "servers": { "my-baton": ${entry}, },\n}\n`);
+      const run = await runCli(['doctor', '--json'], { cwd: hand.main });
+      const check = run.json().checks.find((c: { name: string }) => c.name === '.vscode/mcp.json');
+      expect(check).toMatchObject({ status: 'ok', detail: expect.stringContaining('"my-baton" starts a server') });
+    } finally {
+      hand.remove();
     }
   });
 

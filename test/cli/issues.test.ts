@@ -1,7 +1,9 @@
+import { spawn } from 'node:child_process';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, runCli } from '../helpers/cli.js';
 import { makeRepo, type ScratchRepo } from '../helpers/git.js';
-import { spawnServer, type SpawnedServer } from '../helpers/spawnServer.js';
+import { CLI, spawnServer, type SpawnedServer, waitFor } from '../helpers/spawnServer.js';
 
 const ESC = '\x1b[';
 
@@ -49,7 +51,7 @@ describe('baton add, ls, show, claims and release', () => {
     const held = issues.find((i: { key: string }) => i.key === 'BAT-1');
     expect(held).toMatchObject({ status: 'doing', held: true, checkpointNote: 'grammar drafted' });
     expect(held.claim).toMatchObject({ key: 'BAT-1', agent: 'alice', worktree: repo.worktrees[0], checkpoint: { note: 'grammar drafted' } });
-    expect(issues.find((i: { key: string }) => i.key === 'BAT-2')).toMatchObject({ status: 'todo', claim: null, blockedBy: ['BAT-1'] });
+    expect(issues.find((i: { key: string }) => i.key === 'BAT-2')).toMatchObject({ status: 'todo', claim: null, blockedBy: ['BAT-1'], blocked: true });
   });
 
   it('ls prints a plain table with holder, countdown and checkpoint when piped', async () => {
@@ -111,6 +113,19 @@ describe('baton add, ls, show, claims and release', () => {
     const lines = run.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^KEY\s+TITLE\s+HOLDER\s+LEFT\s+RENEWED\s+RENEWER\s+WORKTREE\s+CHECKPOINT$/);
     expect(lines[1]).toMatch(/^BAT-1\s+Write the parser\s+alice\s+\d+:\d\d\s+\d+s ago\s+-\s+wt-alice\s+grammar drafted$/);
+  });
+
+  it('claims --watch --json prints a line when the claims change and stops cleanly on SIGINT', async () => {
+    const child = spawn(process.execPath, [CLI, 'claims', '--watch', '--json', '--interval', '200'], { cwd: repo.main, env: getDefaultEnvironment() });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await waitFor(() => out.includes('\n'), 10_000, 'the first line');
+    const first = JSON.parse(out.split('\n')[0]);
+    expect(first.claims.map((c: { key: string }) => c.key)).toEqual(['BAT-1']);
+    expect(out).not.toContain(claimToken);
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
   });
 
   it('release ends the live lease, and the holder is refused with CLAIM_LOST afterwards', async () => {
