@@ -17,7 +17,7 @@ export const commentOutputSchema = answerSchema({ comment: commentOutput });
 export function registerCommentTool(server: McpServer, deps: ServerDeps): void {
   registerBatonTool(server, deps, {
     name: 'comment',
-    description: 'Add a comment to an issue. It does not renew your lease.',
+    description: 'Add a comment to an issue: a note for people or the next agent. It does not renew your lease.',
     input: commentInput,
     output: commentOutputSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },

@@ -42,7 +42,9 @@ export function issueDetailText(detail: IssueDetail): string {
 export function registerGetIssueTool(server: McpServer, deps: ServerDeps): void {
   registerBatonTool(server, deps, {
     name: 'get_issue',
-    description: 'Read one issue in full: body, lease, checkpoint, relations, every comment, the 50 latest events.',
+    description:
+      'Read one issue in full (body, lease, checkpoint, relations, every comment, the 50 latest events), e.g. ' +
+      'before working on it. Renews nothing.',
     input: getIssueInput,
     output: getIssueOutput,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },

@@ -20,7 +20,7 @@ export function registerNextIssueTool(server: McpServer, deps: ServerDeps): void
   registerBatonTool(server, deps, {
     name: 'next_issue',
     description:
-      'Claim the most urgent ready issue. The answer has claimToken (keep it: every lease call needs it), the ' +
+      'Call when you need work: claims the most urgent ready issue. The answer has claimToken (keep it: every lease call needs it), the ' +
       'branch to work on, expiresAt, and the last checkpoint (resumed: true = continue from it, do not restart). ' +
       '{ issue: null }: nothing is ready. Only heartbeat and checkpoint renew the lease.',
     input: nextIssueInput,
