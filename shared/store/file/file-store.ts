@@ -72,8 +72,10 @@ export class FileStore implements Store {
     return this.mutex.run(async () => {
       const replica = this.open();
       replica.catchUp();
-      // The log id changes with every compaction, the seq with every commit.
-      return `${replica.log?.header.logId ?? 'nolog'}:${replica.appliedSeq}`;
+      // The log id changes with every compaction, the seq with every commit; the checksum
+      // tells apart two records that took the same seq after one was cut back.
+      const log = replica.log;
+      return log ? `${log.header.logId}:${replica.appliedSeq}:${log.lastCrc.toString(36)}` : `nolog:${replica.appliedSeq}`;
     });
   }
 

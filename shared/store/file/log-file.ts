@@ -86,9 +86,9 @@ export class LogFile {
     return log;
   }
 
-  /** The sequence number of the last record read or written here (baseSeq when none). */
-  get lastSeq(): number {
-    return this.last ? this.last.seq : this.header.baseSeq;
+  /** The checksum of the last record read or written here (0 when none). */
+  get lastCrc(): number {
+    return this.last ? this.last.crc : 0;
   }
 
   /**

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { ManualClock } from '../../../shared/clock.js';
 import { fail, ok } from '../../../shared/result.js';
+import { SQLITE_MIGRATIONS } from '../../../shared/store/sqlite-schema.js';
 import { openFileStore } from '../../../shared/store/file/index.js';
 import type { Store } from '../../../shared/store/store.js';
 import { addComment, commentTexts, insertIssue, scratchDir } from './helpers.js';
@@ -124,7 +125,7 @@ describe('file store', () => {
     const a = await open();
     await addComment(a, 'x');
     const info = await a.info();
-    expect(info).toMatchObject({ backend: 'file', location: path, schemaVersion: 1 });
+    expect(info).toMatchObject({ backend: 'file', location: path, schemaVersion: SQLITE_MIGRATIONS.length });
     expect(info.sizes!.snapshot).toBe(statSync(path).size);
     expect(info.sizes!.log).toBe(statSync(`${path}-log`).size);
   });

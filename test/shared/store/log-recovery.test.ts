@@ -2,7 +2,7 @@ import { appendFileSync, readdirSync, readFileSync, statSync, writeFileSync } fr
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { BATON_APPLICATION_ID } from '../../../shared/store/sqlite-schema.js';
+import { BATON_APPLICATION_ID, SQLITE_MIGRATIONS } from '../../../shared/store/sqlite-schema.js';
 import { StoreUnavailableError } from '../../../shared/errors.js';
 import { openFileStore, type FileSystem } from '../../../shared/store/file/index.js';
 import { encodeRecord } from '../../../shared/store/file/log-format.js';
@@ -189,7 +189,7 @@ describe('operation log recovery', () => {
     writeFileSync(path, db.export());
     db.close();
     const a = await open();
-    expect((await a.info()).schemaVersion).toBe(1);
+    expect((await a.info()).schemaVersion).toBe(SQLITE_MIGRATIONS.length);
     await addComment(a, 'on the new schema');
     expect(await commentTexts(await open())).toEqual(['on the new schema']);
   });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { StoreUnavailableError } from '../../../shared/errors.js';
 import { ok } from '../../../shared/result.js';
+import { SQLITE_MIGRATIONS } from '../../../shared/store/sqlite-schema.js';
 import { openFileStore } from '../../../shared/store/file/index.js';
 import { loadSqlJs } from '../../../shared/store/file/sql-js.js';
 import { insertIssue, scratchDir, sha256 } from './helpers.js';
@@ -73,7 +74,7 @@ describe('file store refusals', () => {
     const bytes = readFileSync(path);
     bytes.writeUInt32BE(99, 60);
     writeFileSync(path, bytes);
-    await expectRefusal(/created by a newer Baton \(schema 99; this one knows 1\)/);
+    await expectRefusal(new RegExp(`created by a newer Baton \\(schema 99; this one knows ${SQLITE_MIGRATIONS.length}\\)`));
   });
 
   test('refuses a database whose pages SQLite cannot read', async () => {
@@ -106,7 +107,7 @@ describe('file store refusals', () => {
   test('creates a database where an empty file stands', async () => {
     writeFileSync(path, '');
     const store = await openFileStore({ path });
-    expect((await store.info()).schemaVersion).toBe(1);
+    expect((await store.info()).schemaVersion).toBe(SQLITE_MIGRATIONS.length);
     await store.close();
     expect(existsSync(`${path}-log`)).toBe(true);
   });
