@@ -6,15 +6,18 @@
 export type FailureKind =
   /** The server cannot be reached or dropped the connection: worth a few more tries. */
   | 'connection'
-  /** The server answered but will not serve us (password, missing database, privilege): no retry helps. */
+  /**
+   * The server answered but cannot serve us (password, missing database, privilege, disk
+   * full, I/O error, corruption): no retry helps.
+   */
   | 'refused'
   /**
    * Another transaction won a race (serialization failure, deadlock, or a unique key it
    * inserted first): run the transaction again, which then sees the winner's rows.
    */
   | 'conflict'
-  /** A lock was held past `lock_timeout`: the store is busy beyond the wait limit. */
-  | 'lock-timeout'
+  /** A lock was held past `lock_timeout`, or a statement ran past `statement_timeout`: busy beyond the wait limit. */
+  | 'busy'
   /** Anything else: a bug in a statement, raised to the caller as it is. */
   | 'other';
 
@@ -47,7 +50,7 @@ export function classifyFailure(err: unknown): FailureKind {
   // Under READ COMMITTED a unique violation is how a race between two inserts of the same
   // key shows (two repeats of one requestId, say); the file store's lock rules it out.
   if (code === '40001' || code === '40P01' || code === '23505') return 'conflict';
-  if (code === '55P03') return 'lock-timeout';
+  if (code === '55P03' || code === '57014') return 'busy';
   if (SOCKET_ERRNOS.has(code)) return 'connection';
   // Class 08: connection exception. 57P01..57P03: the server is shutting down or
   // starting up. 53300: too many connections, which frees up on its own.
@@ -55,7 +58,9 @@ export function classifyFailure(err: unknown): FailureKind {
     return 'connection';
   }
   // Class 28: bad password or role. 3D000: no such database. 42501: no privilege.
+  // Classes 53 (out of disk or memory), 58 (I/O error), XX (internal error, corruption).
   if (code.startsWith('28') || code === '3D000' || code === '42501') return 'refused';
+  if (code.startsWith('53') || code.startsWith('58') || code.startsWith('XX')) return 'refused';
   if (!code && PG_CONNECTION_MESSAGES.some((m) => message.includes(m))) return 'connection';
   return 'other';
 }

@@ -9,7 +9,11 @@ import { PostgresStore } from './store.js';
 
 /** How to reach the database (`BATON_DATABASE_URL`). */
 export interface PostgresStoreOptions {
-  /** `postgres://user:password@host:port/database`, with any libpq-style parameters (`sslmode`, `options`). */
+  /**
+   * `postgres://user:password@host:port/database`, with pg's connection parameters:
+   * `sslmode=require`, `options=-c search_path=baton` (keep Baton's tables in a schema of
+   * their own), `lock_timeout=<ms>` (the wait limit for a locked row, 10 s by default).
+   */
   url: string;
   /** Connections this process may hold at once; 4 by default. */
   poolMax?: number;

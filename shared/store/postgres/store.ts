@@ -13,7 +13,7 @@ const BEGIN_WRITE = 'BEGIN ISOLATION LEVEL READ COMMITTED';
 // A read sees one snapshot for all its statements, and cannot change anything.
 const BEGIN_READ = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
 
-/** Runs of a write that lost a deadlock (or serialization) conflict, the first included. */
+/** Runs of a write that lost a race (deadlock, serialization, duplicate key), the first included. */
 const CONFLICT_ATTEMPTS = 5;
 
 type Mode = 'read' | 'write';
@@ -79,7 +79,7 @@ export class PostgresStore implements Store {
 
   /**
    * One read or write, retried whole while the server cannot be reached (before COMMIT
-   * was sent) and, for writes, while it loses a deadlock. `keep` decides from the
+   * was sent) and, for writes, while it loses a race to another writer. `keep` decides from the
    * result whether to commit.
    */
   private async transaction<R>(mode: Mode, fn: (tx: Tx) => Promise<R>, keep: (result: R) => boolean): Promise<R> {
@@ -92,8 +92,8 @@ export class PostgresStore implements Store {
           await sleep(Math.random() * 20 * attempt);
           continue;
         }
-        if (kind === 'lock-timeout') {
-          throw new StoreUnavailableError(this.location, `a row stayed locked past the wait limit: ${describeFailure(err)}`);
+        if (kind === 'busy') {
+          throw new StoreUnavailableError(this.location, `locked or busy past the wait limit: ${describeFailure(err)}`);
         }
         throw err;
       }
