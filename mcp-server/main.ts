@@ -30,6 +30,9 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/** The shape of a claim token (`bt_` and base64url, see shared/tokens.ts), for redaction. */
+const TOKEN_LIKE = /bt_[A-Za-z0-9_-]+/g;
+
 /** How long a shutdown waits for requests under way before closing anyway. */
 const DRAIN_MS = 10_000;
 
@@ -45,7 +48,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const cwd = options.cwd ?? process.cwd();
   const stdin = options.stdin ?? process.stdin;
   const stderr = options.stderr ?? process.stderr;
-  const log = (line: string) => void stderr.write(`${line}\n`);
+  // Never a token in a log line, whatever text carried one in (an error quoting a bad message, say).
+  const log = (line: string) => void stderr.write(`${line.replace(TOKEN_LIKE, 'bt_[redacted]')}\n`);
 
   const location = resolveLocation({ cwd, db: options.db, env });
   const config = loadConfig({ repoRoot: location.repoRoot, env });
@@ -75,7 +79,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     });
   };
   const transport = new DrainingTransport(new StdioServerTransport(stdin, options.stdout ?? process.stdout));
-  transport.onerror = (error) => log(`baton: transport: ${error.message}`);
+  // The error's own message may quote the unreadable input, which may hold a token: name it only.
+  transport.onerror = (error) => log(`baton: transport: ${error.name}; the message was not read`);
 
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));

@@ -1,13 +1,12 @@
 import { z } from 'zod';
-import { ERROR_CODES } from '../shared/errors.js';
 import { KEY_PATTERN, LIMITS, PRIORITY_MAX, PRIORITY_MIN } from '../shared/limits.js';
 import { RELATION_TYPES, ROLES, STATUSES } from '../shared/types.js';
 
 /*
  * The wire shapes shared by several tools. Inputs are strict and bounded (a value past a
  * bound is INVALID_INPUT, never stored). Outputs describe what clients may rely on and
- * stay open (`loose`) so a new field in the core does not break an older client; they
- * carry no descriptions because every byte of tools/list costs the agent context.
+ * stay open, so a new field in the core does not break an older client; they carry no
+ * descriptions because every byte of tools/list costs the agent context.
  */
 
 // ---------------------------------------------------------------- inputs

@@ -192,3 +192,18 @@ describe('stdout', () => {
     expect(server.messages).toHaveLength(5);
   });
 });
+
+describe('unreadable input', () => {
+  it('logs that a line could not be read without quoting it, and keeps serving', async () => {
+    const server = spawnRawServer({ cwd: repo.main, env: { BATON_AGENT: 'garbled' } });
+    await initialize(server);
+    server.child.stdin.write('bt_SECRETSECRETSECRETSECRET is not json\n');
+    server.child.stdin.write('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{"claimToken":"bt_ANOTHERSECRET"}} oops\n');
+    server.send({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'list_claims', arguments: {} } });
+    await waitFor(() => server.messages.some((m) => (m as { id?: number }).id === 8), 10_000, 'the answer after the bad lines');
+    server.child.stdin.end();
+    expect((await server.exit).code).toBe(0);
+    expect(server.stderr()).toContain('baton: transport');
+    expect(server.stderr()).not.toMatch(/SECRET/);
+  });
+});
