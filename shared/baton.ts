@@ -7,7 +7,7 @@ import { LIMITS } from './limits.js';
 import { fail, ok, type Result } from './result.js';
 import { listEvents, recordEvent } from './rules/activity.js';
 import { addComment, listComments } from './rules/comments.js';
-import { claimNext, claimResult, readyIssues, rememberRequest, replayRequest } from './rules/dispatch.js';
+import { claimNext, claimResult, readyIssues, rememberRequest, replayRequest, reserveRequest } from './rules/dispatch.js';
 import { finish, judge, releaseByOperator, releaseLease, submit } from './rules/finish.js';
 import { findIssue, findIssueById, issueView, loadCheckpoint, loadRelations, summaries, touchIssue } from './rules/issues.js';
 import { authorize, claim, getLease, holderOf, isLive, type LeaseContext, leaseView, renew, SessionTokens, sweepExpired } from './rules/leases.js';
@@ -109,9 +109,8 @@ export class Baton {
 
   private claimReady(role: T.Role, labels: string[], max: number, requestId?: string): Promise<Result<T.ClaimResult[]>> {
     return this.write(async (tx) => {
-      if (requestId !== undefined) {
-        const replayed = await replayRequest(tx, this.ctx, requestId);
-        if (replayed) return replayed;
+      if (requestId !== undefined && !(await reserveRequest(tx, this.ctx, requestId))) {
+        return ok(await replayRequest(tx, this.ctx, requestId));
       }
       const results = await claimNext(tx, this.ctx, role, labels.map((l) => l.trim()), max);
       if (requestId !== undefined) await rememberRequest(tx, this.ctx, requestId, results);
@@ -313,7 +312,7 @@ export class Baton {
     const valid = check().key('key', input.key).text('text', input.text, LIMITS.comment, true).done();
     if (!valid.ok) return valid;
     return this.write(async (tx) => {
-      const found = await findIssue(tx, input.key);
+      const found = await findIssue(tx, input.key, true);
       if (!found.ok) return found;
       return ok({ comment: await addComment(tx, found.value, this.caller.agent, input.text) });
     });

@@ -1,7 +1,6 @@
-import { ok, type Result } from '../result.js';
 import type { Tx } from '../store/store.js';
 import type { ClaimResult, Role } from '../types.js';
-import { findIssue, findIssueById, issueView, loadCheckpoint } from './issues.js';
+import { findIssue, findIssueById, issueView } from './issues.js';
 import { claim, type Claimed, getLease, isLive, type LeaseContext, leaseView, takeOver } from './leases.js';
 import { ISSUE_COLUMNS, type IssueRow, placeholders } from './rows.js';
 
@@ -32,14 +31,22 @@ export function labelsCondition(labels: readonly string[]): { sql: string; param
 }
 
 /** Ready issues in dispatch order; `lock` skips and locks rows on PostgreSQL. */
-export async function readyIssues(tx: Tx, role: Role, labels: readonly string[], limit: number, lock = false): Promise<IssueRow[]> {
+export async function readyIssues(
+  tx: Tx,
+  role: Role,
+  labels: readonly string[],
+  limit: number,
+  options: { lock?: boolean; exclude?: readonly number[] } = {},
+): Promise<IssueRow[]> {
   const ready = readyCondition(tx, role);
   const labelled = labelsCondition(labels);
+  const exclude = options.exclude ?? [];
+  const excluded = exclude.length > 0 ? ` AND i.id NOT IN (${placeholders(exclude.length)})` : '';
   return tx.all<IssueRow>(
     `SELECT ${ISSUE_COLUMNS.split(', ').map((c) => `i.${c}`).join(', ')} FROM issues i
-     WHERE ${ready.sql} AND ${labelled.sql}
-     ORDER BY i.eff_priority, i.priority, i.created_at, i.number LIMIT ?${lock ? tx.dialect.skipLocked : ''}`,
-    [...ready.params, ...labelled.params, limit],
+     WHERE ${ready.sql} AND ${labelled.sql}${excluded}
+     ORDER BY i.eff_priority, i.priority, i.created_at, i.number LIMIT ?${options.lock ? tx.dialect.skipLocked : ''}`,
+    [...ready.params, ...labelled.params, ...exclude, limit],
   );
 }
 
@@ -50,7 +57,8 @@ export async function claimResult(tx: Tx, issueId: number, claimed: Claimed): Pr
   return {
     issue,
     lease: leaseView(row.key, claimed.lease, claimed.token),
-    checkpoint: await loadCheckpoint(tx, row),
+    // The same row's checkpoint, already read for the issue view.
+    checkpoint: issue.checkpoint,
     resumed: claimed.resumed,
   };
 }
@@ -58,10 +66,17 @@ export async function claimResult(tx: Tx, issueId: number, claimed: Claimed): Pr
 /** Claims up to `max` ready issues in dispatch order, in this one transaction. */
 export async function claimNext(tx: Tx, ctx: LeaseContext, role: Role, labels: readonly string[], max: number): Promise<ClaimResult[]> {
   const results: ClaimResult[] = [];
-  for (const row of await readyIssues(tx, role, labels, max, true)) {
-    const claimed = await claim(tx, row, role, ctx);
-    // A candidate can only fail here if another transaction changed it after the read (PostgreSQL).
-    if (claimed.ok) results.push(await claimResult(tx, row.id, claimed.value));
+  const tried: number[] = [];
+  while (results.length < max) {
+    const rows = await readyIssues(tx, role, labels, max - results.length, { lock: true, exclude: tried });
+    if (rows.length === 0) break;
+    for (const row of rows) {
+      tried.push(row.id);
+      // Under the file lock every candidate is claimable; on PostgreSQL one that another
+      // transaction claimed after this read is refused here, and the loop looks further.
+      const claimed = await claim(tx, row, role, ctx);
+      if (claimed.ok) results.push(await claimResult(tx, row.id, claimed.value));
+    }
   }
   return results;
 }
@@ -71,16 +86,28 @@ interface RememberedAnswer {
 }
 
 /**
+ * Takes a request id of this agent for this call: true when it is new. A repeat finds the
+ * row (on PostgreSQL, once the first call has committed) and replays its answer instead.
+ */
+export async function reserveRequest(tx: Tx, ctx: LeaseContext, requestId: string): Promise<boolean> {
+  const inserted = await tx.run(
+    `INSERT INTO requests (agent, request_id, session, answer, at) VALUES (?, ?, ?, '{"items":[]}', ?) ON CONFLICT DO NOTHING`,
+    [ctx.caller.agent, requestId, ctx.caller.session, tx.now],
+  );
+  return inserted.changes > 0;
+}
+
+/**
  * The first answer to a request id of this agent, replayed: the leases it handed out that
  * this agent still holds, moved to this session with fresh tokens if another session asked
- * first. Null when the id is new.
+ * first.
  */
-export async function replayRequest(tx: Tx, ctx: LeaseContext, requestId: string): Promise<Result<ClaimResult[]> | null> {
+export async function replayRequest(tx: Tx, ctx: LeaseContext, requestId: string): Promise<ClaimResult[]> {
   const row = await tx.get<{ session: string; answer: string }>(
     `SELECT session, answer FROM requests WHERE agent = ? AND request_id = ?${tx.dialect.forUpdate}`,
     [ctx.caller.agent, requestId],
   );
-  if (!row) return null;
+  if (!row) return [];
   const answer = JSON.parse(row.answer) as RememberedAnswer;
   const results: ClaimResult[] = [];
   for (const item of answer.items) {
@@ -97,17 +124,11 @@ export async function replayRequest(tx: Tx, ctx: LeaseContext, requestId: string
   if (row.session !== ctx.caller.session) {
     await tx.run('UPDATE requests SET session = ? WHERE agent = ? AND request_id = ?', [ctx.caller.session, ctx.caller.agent, requestId]);
   }
-  return ok(results);
+  return results;
 }
 
 /** Remembers what a request id was answered with (keys and fences, never tokens). */
 export async function rememberRequest(tx: Tx, ctx: LeaseContext, requestId: string, results: readonly ClaimResult[]): Promise<void> {
   const answer: RememberedAnswer = { items: results.map((r) => ({ key: r.issue.key, fence: r.lease.fence })) };
-  await tx.run('INSERT INTO requests (agent, request_id, session, answer, at) VALUES (?, ?, ?, ?, ?)', [
-    ctx.caller.agent,
-    requestId,
-    ctx.caller.session,
-    JSON.stringify(answer),
-    tx.now,
-  ]);
+  await tx.run('UPDATE requests SET answer = ? WHERE agent = ? AND request_id = ?', [JSON.stringify(answer), ctx.caller.agent, requestId]);
 }
