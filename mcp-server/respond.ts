@@ -4,17 +4,18 @@ import type { BatonError, ErrorCode } from '../shared/errors.js';
 import { batonError } from '../shared/errors.js';
 import type { Result } from '../shared/result.js';
 
-/** What an agent should do next after each refusal; shown in the text of the answer. */
-const NEXT_STEP: Record<ErrorCode, string> = {
+/**
+ * What an agent should do next after a refusal, shown in the text of the answer. The core's
+ * own messages for CLAIM_LOST and CLAIM_MISMATCH already say it.
+ */
+const NEXT_STEP: Partial<Record<ErrorCode, string>> = {
   INVALID_INPUT: 'Fix the fields named and call again.',
   NOT_FOUND: 'Check the key (list_issues).',
   ALREADY_CLAIMED: 'Someone else holds it: take other work with next_issue.',
   BLOCKED: 'Unfinished issues block it: take other work with next_issue.',
   NOT_READY: 'Its status does not allow this.',
-  CLAIM_LOST: 'Your lease is gone: stop work on this issue and take new work with next_issue.',
-  CLAIM_MISMATCH: 'Call claim_issue with this key and token to take the lease over, then use the new token.',
   FORBIDDEN: 'The token belongs to another agent: do not use it.',
-  CYCLE: 'The relation would make a dependency cycle; nothing changed.',
+  CYCLE: 'Nothing changed.',
   STORE_UNAVAILABLE: 'Nothing changed; try again shortly.',
 };
 
@@ -27,7 +28,7 @@ export function answer(value: object, text: string): CallToolResult {
 export function refusal(error: BatonError): CallToolResult {
   return {
     isError: true,
-    content: [{ type: 'text', text: `${error.code}: ${error.message} ${NEXT_STEP[error.code]}` }],
+    content: [{ type: 'text', text: [`${error.code}:`, error.message, NEXT_STEP[error.code]].filter(Boolean).join(' ') }],
     structuredContent: { error },
   };
 }
