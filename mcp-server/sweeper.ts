@@ -1,9 +1,11 @@
+import { SWEEP_BATCH } from '../shared/baton.js';
+
 /** How often each server clears expired leases: well inside the protocol's 60 s. */
 export const DEFAULT_SWEEP_MS = 15_000;
 export const SWEEP_MS_MIN = 10;
 export const SWEEP_MS_MAX = 60_000;
-/** Expired leases cleared per tick; a full tick is followed at once by another. */
-export const SWEEP_BATCH = 100;
+// Expired leases cleared per tick (the core's batch); a full tick is followed at once by another.
+export { SWEEP_BATCH };
 
 export interface Sweeper {
   /** Stops the timer and waits for a tick under way, so the process exits with nothing half done. */
