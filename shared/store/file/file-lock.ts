@@ -67,7 +67,7 @@ export class FileLock {
     const deadline = Date.now() + this.options.timeoutMs;
     let names = this.list();
     // Nobody holds it and nobody waits: take it without queueing (the common case).
-    if (names.length === 0) {
+    if (!names.includes(OWNER_FILE) && queuedTickets(names).length === 0) {
       const hold = this.tryOwn(nonce);
       if (hold) return hold;
       names = this.list();
@@ -104,7 +104,11 @@ export class FileLock {
         if (now >= deadline) throw new LockTimeoutError(this.describeHolder());
         if (now - lastRefresh > this.options.staleMs / 3) {
           // A waiter on another host is judged by age: show that this one is still here.
-          fs.utimesSync(`${this.dir}/${ticket.name}`, new Date(now), new Date(now));
+          try {
+            fs.utimesSync(`${this.dir}/${ticket.name}`, new Date(now), new Date(now));
+          } catch {
+            // Removed as stale meanwhile: the next round queues again.
+          }
           lastRefresh = now;
         }
         // The head polls for a killed holder; waiters further back only for killed waiters ahead.

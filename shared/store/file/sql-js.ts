@@ -26,6 +26,9 @@ export function wasmCandidates(): string[] {
   return candidates;
 }
 
+// One WebAssembly instance serves every store of the process: compiling it costs about
+// 100 ms and its memory is the bulk of a store's footprint. This is the one piece of
+// module state in the store, on purpose.
 let loading: Promise<SqlJs> | undefined;
 
 /**
