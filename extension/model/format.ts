@@ -41,9 +41,14 @@ export function firstLine(text: string, max = 80): string {
   return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
 }
 
-/** Escapes text for markdown so a title such as `*wip* [x](y)` shows as typed. */
+/**
+ * Escapes text for markdown so a title such as `*wip* [x](y)` shows as typed, while
+ * plain words (keys, names, paths) stay readable in the markdown source too.
+ */
 export function escapeMarkdown(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, (c) => `\\${c}`);
+  const inline = text.replace(/[\\`*_[\]<>|~]/g, (c) => `\\${c}`);
+  // Only at the start of a line do these begin a heading, quote or list.
+  return inline.replace(/^([#>+-]|\d+\.)/gm, '\\$1');
 }
 
 /** Seven characters of a commit, as git shows them. */

@@ -176,7 +176,7 @@ describe('claim details', () => {
       ['Checkpoint', 'Parsed the header · 2 min ago · HEAD abcdef1'],
     ]);
     expect(node.hasCheckpoint).toBe(true);
-    expect(node.tooltip).toContain('**BAT\\-1** Title of BAT\\-1');
+    expect(node.tooltip).toContain('**BAT-1** Title of BAT-1');
     expect(node.tooltip).toContain('**Checkpoint**');
   });
 

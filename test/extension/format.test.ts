@@ -48,6 +48,11 @@ describe('text helpers', () => {
   });
 
   it('escapes markdown so a title shows as typed', () => {
-    expect(escapeMarkdown('*wip* [x](y) `z`')).toBe('\\*wip\\* \\[x\\]\\(y\\) \\`z\\`');
+    expect(escapeMarkdown('*wip* [x](y) `z`')).toBe('\\*wip\\* \\[x\\](y) \\`z\\`');
+    expect(escapeMarkdown('# not a heading\n- not a list')).toBe('\\# not a heading\n\\- not a list');
+  });
+
+  it('leaves keys, names and paths readable', () => {
+    expect(escapeMarkdown('BAT-1 claude-code /repo/a.ts v1.2!')).toBe('BAT-1 claude-code /repo/a.ts v1.2!');
   });
 });

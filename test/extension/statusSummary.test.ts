@@ -11,7 +11,7 @@ describe('status bar summary', () => {
   it('shows the number of live claims and the nearest expiry', () => {
     const s = summarize(ready([claim('BAT-1', 20 * 60_000), claim('BAT-2', 12 * 60_000 + 34_000)]), ctx)!;
     expect(s.text).toBe('$(checklist) 2 claims · 12:34');
-    expect(s.tooltip).toContain('**BAT\\-2**');
+    expect(s.tooltip).toContain('**BAT-2**');
     expect(s.warning).toBe(false);
   });
 

@@ -1,6 +1,7 @@
 // Runs test/vscode/suite inside a real VS Code extension host: the server of
 // code-server 4.139 (VS Code 1.139) with the smoke-test driver, opened in headless
-// Chromium, with the extension loaded from the working tree. Resolves to the exit code.
+// Chromium, with the extension loaded from the working tree. Resolves to the counts of
+// tests passed and failed.
 import { execFileSync } from 'node:child_process';
 import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -61,13 +62,17 @@ export async function runIntegration(runDir) {
     browser = await launchBrowser(join(runDir, 'chromium'));
     const page = browser.pages()[0] ?? (await browser.newPage());
     let finish;
+    let counts = { passed: 0, failed: 1 };
     const exitCode = new Promise((resolve) => (finish = resolve));
     // The page forwards every console of the workbench; only the suite's lines are shown, all are kept.
     const log = createWriteStream(join(runDir, 'console.log'));
     await page.exposeFunction('codeAutomationLog', (type, args) => {
       const text = (Array.isArray(args) ? args : [args]).map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ');
       log.write(`[${type}] ${text}\n`);
-      if (SUITE_LINE.test(text)) console.log(text);
+      if (!SUITE_LINE.test(text)) return;
+      console.log(text);
+      const count = /^(\d+) passed, (\d+) failed/.exec(text);
+      if (count) counts = { passed: Number(count[1]), failed: Number(count[2]) };
     });
     await page.exposeFunction('codeAutomationExit', (code) => finish(code));
     const remote = (path) => `vscode-remote://127.0.0.1:${port}${path}`;
@@ -80,10 +85,10 @@ export async function runIntegration(runDir) {
     await page.goto(url);
     const code = await deadline(exitCode, RUN_LIMIT_MS, 'the extension tests');
     console.error(`vscode: extension tests exited with ${code} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    return code;
+    return code === 0 ? counts : { passed: counts.passed, failed: Math.max(1, counts.failed) };
   } catch (error) {
     console.error(`vscode: ${error.message}\n${server.tail()}`);
-    return 1;
+    return { passed: 0, failed: 1 };
   } finally {
     await browser?.close().catch(() => undefined);
     await stopProcess(server);

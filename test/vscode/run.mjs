@@ -14,19 +14,26 @@ const want = (phase) => only.size === 0 || only.has(`--${phase}`);
 execFileSync('bash', [join(here, 'install.sh')], { stdio: 'inherit' });
 mkdirSync(join(here, '.cache'), { recursive: true });
 const runDir = mkdtempSync(join(here, '.cache', 'run-'));
+let passed = 0;
 let failed = 0;
 try {
   if (want('integration')) {
     execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
-    const code = await runIntegration(join(runDir, 'integration'));
-    if (code !== 0) failed++;
+    const counts = await runIntegration(join(runDir, 'integration'));
+    passed += counts.passed;
+    failed += counts.failed;
   }
   if (want('ui')) {
-    const ok = await runUiCheck(join(runDir, 'ui'));
-    if (!ok) failed++;
+    if (await runUiCheck(join(runDir, 'ui'))) passed++;
+    else failed++;
   }
+} catch (error) {
+  console.error(`vscode: ${error.stack ?? error.message}`);
+  failed++;
 } finally {
   if (failed === 0 && !process.env.BATON_KEEP_TEST_RUN) rmSync(runDir, { recursive: true, force: true });
   else console.error(`vscode: files of this run kept in ${runDir}`);
 }
+// The UI check counts as one test.
+console.log(`vscode: ${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

@@ -57,17 +57,29 @@ let firstKey = '';
 
 test('shows an issue claimed by a separate agent process within a second', async () => {
   const agent = await startAgent('agent-a');
-  const created = await agent.ok<{ issue: { key: string } }>('create_issue', { title: 'Parse the config file' });
+  await agent.ok('create_issue', { title: 'Warm up the database' });
   await waitFor('the new database to be read', () => api.model.state.kind === 'ready', 5_000);
-  await waitFor('the issue in Ready', () => api.tree.roots.some((g) => g.id === 'ready'), 2_000);
-  const started = Date.now();
+  // Each round: another process claims, the view shows it; then it releases, and the view drops it.
+  const delays: number[] = [];
+  for (let round = 0; round < 5; round++) {
+    const { issue } = await agent.ok<{ issue: { key: string } }>('create_issue', { title: `Round ${round}`, priority: 0 });
+    await waitFor('the issue in Ready', () => api.tree.roots.find((g) => g.id === 'ready')?.children.some((c) => c.key === issue.key), 2_000);
+    const sent = Date.now();
+    const claim = await agent.ok<{ issue: { key: string }; lease: { claimToken: string } }>('next_issue');
+    assert.equal(claim.issue.key, issue.key);
+    await waitFor('the claim in the tree', () => claimed(issue.key), 1_000, 5);
+    delays.push(Date.now() - sent);
+    await agent.ok('done', { key: issue.key, claimToken: claim.lease.claimToken });
+    await waitFor('the claim to leave the tree', () => !claimed(issue.key), 1_000, 5);
+  }
+  delays.sort((a, b) => a - b);
+  console.log(`      claim visible in the tree ${delays[2]} ms (median), ${delays[4]} ms (max) after next_issue was sent`);
+
+  const created = await agent.ok<{ issue: { key: string } }>('create_issue', { title: 'Parse the config file', priority: 0 });
   const claim = await agent.ok<{ issue: { key: string } }>('next_issue');
-  const answered = Date.now();
   firstKey = claim.issue.key;
   assert.equal(firstKey, created.issue.key);
   await waitFor('the claim in the tree', () => claimed(firstKey), 1_000, 5);
-  const shown = Date.now();
-  console.log(`      claim visible ${shown - answered} ms after next_issue answered (${shown - started} ms after it was sent)`);
   const node = claimed(firstKey)!;
   assert.equal(node.agent, 'agent-a');
   const item = api.tree.getTreeItem(node);
