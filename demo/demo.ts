@@ -100,7 +100,7 @@ function describe(e: AgentEvent): string | null {
     case 'checkpoint':
       return `${who(e.agent)} checkpoint ${e.key} ${e.step}/${e.of}`;
     case 'stalling':
-      return `${who(e.agent)} goes silent on ${e.key} for ${e.ms / 1000}s (a long build, nobody renewing)`;
+      return `${who(e.agent)} goes silent on ${e.key} for up to ${e.ms / 1000}s (a long step; nothing renews its lease)`;
     case 'refused':
       return `${who(e.agent)} late ${e.call} on ${c.bold(e.key)} refused: ${c.red(e.code)} (${e.reason})`;
     case 'done':
@@ -164,16 +164,19 @@ async function main(): Promise<number> {
         .finally(() => (polling = false));
     }, 250);
 
+    let lastStep: Extract<AgentEvent, { type: 'checkpoint' }> | undefined;
     const onEvent = (e: AgentEvent) => {
       outcome.events.push({ ...e, at: Date.now() - started });
       const line = describe(e);
       if (line) say(line);
       // The scenario's crash: the agent and its server die at once, mid-work, no goodbye.
-      if (e.type === 'checkpoint' && e.agent === SCENARIO.victim && e.step === SCENARIO.killAtStep && !outcome.killed) {
+      // It is killed while silent after a checkpoint, so the checkpoint it resumes from is known.
+      if (e.type === 'checkpoint' && e.agent === SCENARIO.victim) lastStep = e;
+      if (e.type === 'stalling' && e.agent === SCENARIO.victim && lastStep && !outcome.killed) {
         const agent = agents.get(e.agent)!;
         agent.proc.kill('SIGKILL');
         if (agent.serverPid) process.kill(agent.serverPid, 'SIGKILL');
-        outcome.killed = { agent: e.agent, key: e.key, step: e.step, of: e.of, agentPid: agent.proc.pid ?? 0, serverPid: agent.serverPid ?? 0 };
+        outcome.killed = { agent: e.agent, key: e.key, step: lastStep.step, of: lastStep.of, agentPid: agent.proc.pid ?? 0, serverPid: agent.serverPid ?? 0 };
         say(`${c.red('SIGKILL')} ${who(e.agent)} and its server (pids ${agent.proc.pid}, ${agent.serverPid}) mid-work on ${c.bold(e.key)}: its lease will expire`);
         setTimeout(() => {
           say(`${who(SCENARIO.replacement)} starts in wt-b, where ${e.agent} worked`);
@@ -182,8 +185,8 @@ async function main(): Promise<number> {
       }
     };
     startAgent('alice', wtA, [], onEvent);
-    startAgent('bob', wtB, [], onEvent);
-    startAgent('carol', scratch.main, ['--stall-ms', String(SCENARIO.stallMs)], onEvent);
+    startAgent(SCENARIO.victim, wtB, ['--stall-after-step', String(SCENARIO.killAtStep), '--stall-ms', String(SCENARIO.victimStallMs)], onEvent);
+    startAgent('carol', scratch.main, ['--stall-after-step', '1', '--stall-ms', String(SCENARIO.stallMs)], onEvent);
 
     const deadline = started + SCENARIO.deadlineMs;
     while (Date.now() < deadline) {

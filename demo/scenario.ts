@@ -14,17 +14,22 @@ export const ISSUES = [
   { title: 'Tidy the CI config', priority: 4, labels: ['ci'] },
 ];
 
-/** Timings: three-second leases and a half-second sweep so that a reclaim happens within the minute. */
+/**
+ * Timings: four-second leases and a half-second sweep so that a reclaim happens within
+ * the minute, with room for a step that a loaded machine makes slow (a lease is renewed
+ * at each step's checkpoint).
+ */
 export const SCENARIO = {
-  leaseSeconds: 3,
+  leaseSeconds: 4,
   sweepMs: 500,
   steps: 3,
   stepMs: 700,
   /** Carol goes silent after her first checkpoint for two and a half lease lengths. */
-  stallMs: 7_500,
-  /** Bob is killed right after this checkpoint of his first issue. */
+  stallMs: 10_000,
+  /** Bob goes silent after this checkpoint of his first issue, and is killed while silent. */
   victim: 'bob',
   killAtStep: 2,
+  victimStallMs: 30_000,
   /** Started in the victim's worktree once it is dead, as a person restarting an agent would. */
   replacement: 'dave',
   deadlineMs: 50_000,

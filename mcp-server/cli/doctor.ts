@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
+import { loadConfig } from '../../shared/config.js';
 import { resolveLocation } from '../../shared/location.js';
 import { isSessionAlive } from '../../shared/sessions.js';
 import type { StoreInfo } from '../../shared/store/store.js';
@@ -57,7 +58,18 @@ async function diagnose(ctx: CommandContext, opts: DoctorOptions): Promise<Docto
   const checks: Check[] = [];
   const report: DoctorReport = { ok: true, backend, database: location.dbPath, schemaVersion: null, worktrees: [], sessions: [], claims: [], checks };
 
-  if (backend === 'file' && !existsSync(location.dbPath)) {
+  const config = loadConfig({ repoRoot: location.repoRoot, env });
+  if (!config.ok) {
+    // Every server and command refuses to start on a bad setting: nothing else can work until it is fixed.
+    checks.push({ name: 'settings', status: 'fail', detail: config.error.message, fix: 'correct that value (in .baton.json or the environment)' });
+  } else {
+    const { prefix, leaseSeconds, requireReview } = config.value;
+    checks.push({ name: 'settings', status: 'ok', detail: `keys ${prefix}-<n>, leases of ${countdown(leaseSeconds)}${requireReview ? ', review required' : ''}` });
+  }
+
+  if (!config.ok) {
+    // Opening would fail on the same setting; the store is not looked at.
+  } else if (backend === 'file' && !existsSync(location.dbPath)) {
     checks.push({
       name: 'database',
       status: 'warn',
@@ -89,6 +101,7 @@ async function diagnose(ctx: CommandContext, opts: DoctorOptions): Promise<Docto
 /** Backend, connection, schema, sessions and leases: everything that needs the store open. */
 async function inspectStore(ctx: CommandContext, report: DoctorReport): Promise<void> {
   const { checks } = report;
+  const started = Date.now();
   let opened;
   try {
     opened = await ctx.open({ agent: 'baton-doctor' });
@@ -103,7 +116,6 @@ async function inspectStore(ctx: CommandContext, report: DoctorReport): Promise<
     return;
   }
   const { baton, store } = opened;
-  const started = Date.now();
   let info: StoreInfo;
   try {
     info = await store.info();
@@ -115,7 +127,7 @@ async function inspectStore(ctx: CommandContext, report: DoctorReport): Promise<
   report.schemaVersion = info.schemaVersion;
   const sizes = info.sizes ? `, ${kb(info.sizes.snapshot)} snapshot + ${kb(info.sizes.log)} log` : '';
   checks.push({ name: 'database', status: 'ok', detail: `${info.location} (${info.backend === 'file' ? 'file store' : 'PostgreSQL'}${sizes})` });
-  checks.push({ name: 'connection', status: 'ok', detail: `answered in ${Date.now() - started} ms` });
+  checks.push({ name: 'connection', status: 'ok', detail: `opened and answered in ${Date.now() - started} ms` });
   checks.push({ name: 'schema', status: 'ok', detail: `version ${info.schemaVersion}` });
 
   const sessions = await baton.listSessions();
@@ -126,9 +138,10 @@ async function inspectStore(ctx: CommandContext, report: DoctorReport): Promise<
     return;
   }
   report.claims = claims.value.claims;
-  report.sessions = sessions.value.sessions.map((s) => ({ ...s, alive: isSessionAlive(s) }));
-  const live = report.sessions.filter((s) => s.alive && !s.endedAt && s.agent !== 'baton-doctor');
-  const died = report.sessions.filter((s) => !s.alive && !s.endedAt);
+  // Sessions that ended cleanly are history; those without an end are running, or died.
+  report.sessions = sessions.value.sessions.filter((s) => !s.endedAt).map((s) => ({ ...s, alive: isSessionAlive(s) }));
+  const live = report.sessions.filter((s) => s.alive && s.agent !== 'baton-doctor');
+  const died = report.sessions.filter((s) => !s.alive);
   checks.push({
     name: 'sessions',
     status: 'ok',
