@@ -197,6 +197,8 @@ export class FileStore implements Store {
       return await this.parts.lock.acquire(whileWaiting);
     } catch (error) {
       if (error instanceof LockTimeoutError) throw new StoreUnavailableError(this.location, error.message);
+      // Catching up while queueing may itself find the files unusable; that reason stands.
+      if (error instanceof StoreUnavailableError) throw error;
       throw new StoreUnavailableError(this.location, `cannot take the lock (${errnoCode(error) ?? (error as Error).message})`);
     }
   }

@@ -14,7 +14,9 @@ import { errnoCode, readAt, statOrUndefined, unlinkIfPresent } from './file-syst
  * - `break`: a short lock taken while removing a stale `owner`, so that two processes
  *   judging the same dead holder cannot remove a live one that replaced it.
  */
+/** The file whose existence is the lock. */
 export const OWNER_FILE = 'owner';
+/** The short lock taken while removing a stale owner. */
 export const BREAK_FILE = 'break';
 const TICKET_PREFIX = 't-';
 

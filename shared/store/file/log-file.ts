@@ -98,7 +98,9 @@ export class LogFile {
    * process that had already applied it must start over from the snapshot.
    */
   readNew(size: number, skipThrough: number): LogRead {
-    if (size === this.seenSize) return { kind: 'records', records: [] };
+    // Same size means nothing new, unless a torn tail was there: a writer may have cut it
+    // off and appended a record of exactly its length.
+    if (size === this.seenSize && size === this.validEnd) return { kind: 'records', records: [] };
     if (size < this.validEnd) return { kind: 'rewound' };
     const from = this.last ? this.last.start : this.validEnd;
     const bytes = readAt(this.fs, this.fd, size - from, from);

@@ -14,8 +14,11 @@ import type { SqlValue } from '../store.js';
  * log id tells two logs apart even when the file system reuses an inode.
  */
 export const LOG_MAGIC = Buffer.from('BATONLOG', 'latin1');
+/** The format version this build writes and reads. */
 export const LOG_FORMAT = 1;
+/** Bytes of the log header. */
 export const LOG_HEADER_SIZE = 40;
+/** Bytes of a record's framing before its payload. */
 export const RECORD_HEADER_SIZE = 16;
 /** A record larger than this is treated as corrupt framing rather than allocated. */
 export const MAX_RECORD_BYTES = 256 * 1024 * 1024;

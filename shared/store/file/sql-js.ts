@@ -4,7 +4,9 @@ import initSqlJs from 'sql.js';
 
 /** The sql.js module: `Database` and `Statement` constructors over one WebAssembly instance. */
 export type SqlJs = initSqlJs.SqlJsStatic;
+/** One in-memory SQLite database of sql.js. */
 export type SqlJsDatabase = initSqlJs.Database;
+/** A prepared statement of sql.js. */
 export type SqlJsStatement = initSqlJs.Statement;
 
 const WASM_FILE = 'sql-wasm.wasm';

@@ -3,6 +3,7 @@ import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { BATON_APPLICATION_ID, SQLITE_MIGRATIONS } from '../../../shared/store/sqlite-schema.js';
+import { ManualClock } from '../../../shared/clock.js';
 import { StoreUnavailableError } from '../../../shared/errors.js';
 import { openFileStore, type FileSystem } from '../../../shared/store/file/index.js';
 import { encodeRecord } from '../../../shared/store/file/log-format.js';
@@ -63,6 +64,23 @@ describe('operation log recovery', () => {
     expect(await commentTexts(await open())).toEqual(['one', 'two', 'three']);
     const appended = statSync(`${path}-log`).size - complete;
     expect(appended).toBeLessThan(record.length + 200);
+  });
+
+  test('a record that replaces a torn tail of exactly its length is still seen by readers', async () => {
+    const clock = new ManualClock(1_000);
+    const a = await open({ clock });
+    const b = await open({ clock });
+    await addComment(a, 'one');
+    const seq = ((await a.info()).appliedSeq as number) + 1;
+    // The record b is about to write, with its checksum spoiled: same length, torn.
+    const next = encodeRecord(seq, [['INSERT INTO comments (issue_id, text, agent, at) VALUES (?, ?, ?, ?)', [1, 'two', 'test', 1_000]]]);
+    next.writeUInt32LE(next.readUInt32LE(4) ^ 1, 4);
+    appendFileSync(`${path}-log`, next);
+    expect(await commentTexts(a)).toEqual(['one']);
+    const size = statSync(`${path}-log`).size;
+    await addComment(b, 'two');
+    expect(statSync(`${path}-log`).size).toBe(size);
+    expect(await commentTexts(a)).toEqual(['one', 'two']);
   });
 
   test('a failing rename during compaction leaves a usable store and no temporary file', async () => {
