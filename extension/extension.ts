@@ -25,6 +25,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 }
 
 function wire(context: vscode.ExtensionContext) {
+  const started = Date.now();
   const subs = context.subscriptions;
   const log = vscode.window.createOutputChannel(OUTPUT_CHANNEL, { log: true });
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri ?? null;
@@ -68,7 +69,7 @@ function wire(context: vscode.ExtensionContext) {
   void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.state, 'loading');
   void model.start();
   renewer.start();
-  log.info(`Baton activated in ${cwd ?? 'a window with no folder'} as ${renewerId}; database ${source.dbPath ?? 'none'}.`);
+  log.info(`Activated in ${Date.now() - started} ms for ${cwd ?? 'a window with no folder'} as ${renewerId}; database ${source.dbPath ?? 'none'}.`);
   return { model, tree, view, renewer, renewerId, source, mcpDefinitions: () => mcp?.definitions() ?? [] };
 }
 

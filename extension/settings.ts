@@ -10,10 +10,10 @@ export interface Settings {
   confirmRelease: boolean;
 }
 
-/** Reads the settings in force for `scope` (the workspace folder). */
-export function readSettings(scope: vscode.Uri | null = null): Settings {
-  const config = vscode.workspace.getConfiguration(SETTINGS.section, scope);
-  const databasePath = config.get<string>(SETTINGS.databasePath, '').trim();
+/** Reads the settings in force; the database path as the workspace `folder` sets it. */
+export function readSettings(folder: vscode.Uri | null = null): Settings {
+  const config = vscode.workspace.getConfiguration(SETTINGS.section);
+  const databasePath = vscode.workspace.getConfiguration(SETTINGS.section, folder).get<string>(SETTINGS.databasePath, '').trim();
   const warning = config.get<number>(SETTINGS.warningSeconds, DEFAULT_WARNING_SECONDS);
   return {
     databasePath: databasePath === '' ? undefined : databasePath,

@@ -22,6 +22,8 @@ const LIST_LIMIT = 1000;
 const DONE_LIMIT = 10;
 /** Issues looked up one by one for their fence or checkpoint; more are shown without. */
 const DETAIL_LIMIT = 100;
+/** A store that failed to open is tried again after this long, not at every poll. */
+const RETRY_MS = 5000;
 
 /**
  * The store as the view reads it. It opens the database only once it exists, so opening
@@ -31,6 +33,7 @@ const DETAIL_LIMIT = 100;
 export class BatonSource implements ClaimsSource, Disposable {
   private path: string | null = null;
   private opening: Promise<Result<Opened>> | undefined;
+  private failedAt = 0;
   private readonly env: NodeJS.ProcessEnv;
 
   constructor(private readonly options: BatonSourceOptions) {
@@ -51,6 +54,7 @@ export class BatonSource implements ClaimsSource, Disposable {
   /** Points at another database (the setting changed); the next read opens it. */
   retarget(db: string | undefined): void {
     this.dispose();
+    this.failedAt = 0;
     this.options.db = db;
     this.path = this.options.cwd === null ? null : resolveLocation({ cwd: this.options.cwd, db, env: this.env }).dbPath;
   }
@@ -60,18 +64,23 @@ export class BatonSource implements ClaimsSource, Disposable {
     return this.path !== null && (this.env.BATON_DATABASE_URL !== undefined || existsSync(this.path));
   }
 
-  /** Opens the store once; a failed open is tried again at the next call. */
+  /** Opens the store once; a failed open is tried again a few seconds later. */
   async open(): Promise<Result<Opened>> {
     if (this.options.cwd === null) return fail('STORE_UNAVAILABLE', 'Open a folder to use Baton.', { reason: 'no workspace folder' });
-    this.opening ??= openBaton({
-      cwd: this.options.cwd,
-      db: this.options.db,
-      env: this.env,
-      caller: { agent: 'vscode', renewer: this.options.renewer },
-    });
-    const opened = await this.opening;
-    if (!opened.ok) this.opening = undefined;
-    return opened;
+    if (this.opening === undefined || (this.failedAt > 0 && Date.now() - this.failedAt > RETRY_MS)) {
+      this.failedAt = 0;
+      const opening = openBaton({
+        cwd: this.options.cwd,
+        db: this.options.db,
+        env: this.env,
+        caller: { agent: 'vscode', renewer: this.options.renewer },
+      });
+      this.opening = opening;
+      void opening.then((o) => {
+        if (!o.ok && this.opening === opening) this.failedAt = Date.now();
+      });
+    }
+    return this.opening;
   }
 
   /** The Baton of this window, opening (and creating) the database if needed. */

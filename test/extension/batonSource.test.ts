@@ -89,3 +89,19 @@ describe('BatonSource on the real store', () => {
     expect(state.kind === 'ready' && state.snapshot.claims).toEqual([]);
   });
 });
+
+describe('BatonSource when the repository settings are broken', () => {
+  it('reports the error, naming the file, and does not try again at every poll', async () => {
+    const { writeFileSync } = await import('node:fs');
+    const other = await agent('claude');
+    await other.baton.createIssue({ title: 'One' });
+    writeFileSync(join(repo, '.baton.json'), '{ "leaseSeconds": 0 }');
+    const s = source();
+    const state = await s.load();
+    expect(state.kind).toBe('error');
+    expect(state.kind === 'error' && state.error.message).toMatch(/\.baton\.json: field "leaseSeconds"/);
+    const first = await s.open();
+    writeFileSync(join(repo, '.baton.json'), '{}');
+    expect(await s.open()).toBe(first);
+  });
+});

@@ -151,6 +151,35 @@ test('the MCP definition provider offers the bundled server, and that server ans
   for (const name of ['next_issue', 'claim_issue', 'heartbeat', 'checkpoint', 'release', 'done', 'list_claims']) assert.ok(tools.includes(name), `${name} is offered`);
 });
 
+test('the commands: copy branch, open checkpoint, show activity, renew now, configure agents', async () => {
+  const agent = await startAgent('agent-c');
+  await agent.ok('create_issue', { title: 'Tidy the README', priority: 0 });
+  const { issue, lease } = await agent.ok<{ issue: { key: string }; lease: { branch: string; claimToken: string } }>('next_issue');
+  await agent.ok('checkpoint', { key: issue.key, claimToken: lease.claimToken, note: 'Rewrote the intro; next: the examples.' });
+  const node = await waitFor('the claim in the tree', () => (claimed(issue.key)?.hasCheckpoint ? claimed(issue.key) : undefined), 2_000);
+
+  assert.equal(await vscode.commands.executeCommand('baton.copyBranch', node), lease.branch);
+  assert.equal(await vscode.env.clipboard.readText(), lease.branch);
+
+  const checkpoint = await vscode.commands.executeCommand<vscode.TextEditor>('baton.openCheckpoint', node);
+  assert.equal(checkpoint.document.uri.toString(), `baton-checkpoint:/${issue.key}.md`);
+  assert.match(checkpoint.document.getText(), /Rewrote the intro; next: the examples\./);
+  assert.match(checkpoint.document.getText(), /Checkpoint by \*\*agent-c\*\*/);
+
+  const activity = await vscode.commands.executeCommand<vscode.TextEditor>('baton.showActivity', issue.key);
+  assert.match(activity.document.getText(), new RegExp(`# Activity of ${issue.key}[\\s\\S]*\\| checkpoint \\|`));
+
+  const report = await vscode.commands.executeCommand<{ keys: string[] }>('baton.renewNow', node);
+  assert.ok(!report.keys.includes(issue.key), 'a lease of an agent this window did not start is not renewed');
+
+  const result = await vscode.commands.executeCommand<{ written: string[] }>('baton.configureAgents', { files: ['.mcp.json'] });
+  assert.deepEqual(result.written, [join(workspace, '.mcp.json')]);
+  const written = JSON.parse(Buffer.from(await vscode.workspace.fs.readFile(vscode.Uri.file(join(workspace, '.mcp.json')))).toString());
+  assert.deepEqual(written.mcpServers.baton.args.slice(1), ['serve']);
+  assert.equal(written.mcpServers.baton.env.BATON_RENEWER, undefined, "another client's server is not this window's to renew");
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+});
+
 test('cleans up its agents', async () => {
   await Promise.all(agents.map((a) => a.close()));
   await vscode.workspace.getConfiguration('baton').update('confirmRelease', undefined, vscode.ConfigurationTarget.Global);
