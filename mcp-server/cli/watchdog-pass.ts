@@ -37,7 +37,9 @@ export class Watchdog {
     const live = mine.filter(alive);
     const dead = new Map(mine.filter((s) => !alive(s)).map((s) => [s.id, s]));
 
-    const renewedLeases = await this.baton.renewLeases({ sessions: live.map((s) => s.id) });
+    // Only sessions holding a lease: a pass with nothing to renew then writes nothing.
+    const holding = new Set(claims.value.claims.map((c) => c.session));
+    const renewedLeases = await this.baton.renewLeases({ sessions: live.filter((s) => holding.has(s.id)).map((s) => s.id) });
     if (!renewedLeases.ok) return renewedLeases;
     const sessionOf = new Map(claims.value.claims.map((c) => [c.key, c.session]));
     const renewed = renewedLeases.value.leases.map((lease) => ({ ...lease, session: sessionOf.get(lease.key) ?? '' }));

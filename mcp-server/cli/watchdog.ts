@@ -31,13 +31,19 @@ export function registerWatchdogCommand(program: Command, deps: CliDeps): void {
       const watchdog = new Watchdog(baton, { agent: opts.agent });
       const who = opts.agent ? `agent ${opts.agent}` : 'every agent';
       log(ctx, { event: 'started', agent: opts.agent ?? null, leaseSeconds: baton.leaseSeconds }, `watching ${who} on this machine`);
+      if (opts.once) return report(ctx, unwrap(await watchdog.pass()));
       let delay = 0;
       const step = async () => {
-        const pass = unwrap(await watchdog.pass());
-        report(ctx, pass);
-        delay = pass.nextInMs;
+        const pass = await watchdog.pass();
+        if (!pass.ok) {
+          // A busy or briefly unreachable store must not stop the renewals: try again soon.
+          log(ctx, { event: 'error', code: pass.error.code, message: pass.error.message }, `could not renew: ${pass.error.code} ${pass.error.message}`);
+          delay = Math.max(200, Math.floor((baton.leaseSeconds * 1000) / 6));
+          return;
+        }
+        report(ctx, pass.value);
+        delay = pass.value.nextInMs;
       };
-      if (opts.once) return step();
       // The delay follows the shortest lease seen, so it is recomputed after each pass.
       await untilInterrupted(() => delay, step);
       log(ctx, { event: 'stopped' }, 'stopped; the leases it renewed live until they expire or are renewed again');
