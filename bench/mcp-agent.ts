@@ -1,0 +1,76 @@
+import { dirname } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { type AgentOps, type Failure, type LoopResult, runLoop, type Window } from './agent-loop.js';
+
+/*
+ * An MCP agent: starts its own `baton serve` (the built CLI) over stdio with the SDK's
+ * Client, as a coding agent's host does, and runs the work loop through tool calls.
+ * Reports the server's pid so the benchmark can read that process's memory.
+ */
+
+export interface McpAgentArgs {
+  cli: string;
+  db: string;
+  agent: string;
+}
+
+export type McpAgentMessage =
+  | { type: 'ready'; pid: number; serverPid: number; openMs: number }
+  | { type: 'result'; result: LoopResult; stderr: string }
+  | { type: 'error'; message: string };
+
+const args = JSON.parse(process.argv[2]) as McpAgentArgs;
+const send = (message: McpAgentMessage) => process.send!(message);
+
+type Content = Record<string, any>;
+
+async function main(): Promise<void> {
+  const opening = performance.now();
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [args.cli, 'serve', '--db', args.db],
+    cwd: dirname(args.db),
+    env: { ...getDefaultEnvironment(), BATON_AGENT: args.agent },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-4000)));
+  const client = new Client({ name: args.agent, version: '1.0.0' });
+  await client.connect(transport);
+
+  type Answer = { ok: true; content: Content } | { ok: false; failure: Failure };
+  const call = async (name: string, input: Record<string, unknown>): Promise<Answer> => {
+    const result = await client.callTool({ name, arguments: input });
+    const content = (result.structuredContent ?? {}) as Content;
+    return result.isError ? { ok: false, failure: { code: String(content.error?.code ?? 'UNKNOWN') } } : { ok: true, content };
+  };
+  const done = (answer: Answer): true | Failure => (answer.ok ? true : answer.failure);
+  const ops: AgentOps = {
+    async claim() {
+      const answer = await call('next_issue', {});
+      if (!answer.ok) return answer.failure;
+      const { issue, lease } = answer.content;
+      return issue === null ? null : { key: issue.key, token: lease.claimToken, fence: lease.fence };
+    },
+    heartbeat: async (c) => done(await call('heartbeat', { key: c.key, claimToken: c.token })),
+    checkpoint: async (c, step) => done(await call('checkpoint', { key: c.key, claimToken: c.token, note: `step ${step}: tests pass, refactoring next`, state: { step } })),
+    done: async (c) => done(await call('done', { key: c.key, claimToken: c.token })),
+    reopen: async (c) => done(await call('update_issue', { key: c.key, status: 'todo' })),
+  };
+  // The store opens after initialize; one read makes sure it has before the clock starts.
+  await client.callTool({ name: 'list_claims', arguments: {} });
+  send({ type: 'ready', pid: process.pid, serverPid: transport.pid ?? 0, openMs: performance.now() - opening });
+
+  const window = await new Promise<Window>((resolve) => process.once('message', (m) => resolve(m as Window)));
+  const result = await runLoop(ops, window);
+  send({ type: 'result', result, stderr });
+  await new Promise((resolve) => process.once('message', resolve));
+  await client.close();
+  process.exit(0);
+}
+
+main().catch((error: unknown) => {
+  send({ type: 'error', message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+  process.exit(1);
+});

@@ -1,0 +1,170 @@
+import { dirname } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { epochNow } from './agent-loop.js';
+import { ProbeProcess } from './probe-process.js';
+import { round, summarize, type Summary } from './stats.js';
+import type { StoreKind } from './stores.js';
+
+/**
+ * The measurements beside the load runs. Each starts its own processes on its own copy
+ * of a dataset and ends every one of them before it returns.
+ */
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function rounded(s: Summary): Summary {
+  return { count: s.count, p50: round(s.p50), p99: round(s.p99), max: round(s.max), mean: round(s.mean) };
+}
+
+/**
+ * Spawn of `baton serve` until `tools/list` is answered, and until a first tool call
+ * (which needs the store open) is answered. A fresh process each time.
+ */
+export async function spawnProbe(cli: string, db: string, times: number): Promise<{ toolsListMs: Summary; firstCallMs: Summary }> {
+  const toolsList: number[] = [];
+  const firstCall: number[] = [];
+  for (let i = 0; i < times; i++) {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [cli, 'serve', '--db', db],
+      cwd: dirname(db),
+      env: { ...getDefaultEnvironment(), BATON_AGENT: 'bench-spawn' },
+      stderr: 'ignore',
+    });
+    const client = new Client({ name: 'bench-spawn', version: '1.0.0' });
+    const started = performance.now();
+    try {
+      await client.connect(transport);
+      await client.listTools();
+      toolsList.push(performance.now() - started);
+      await client.callTool({ name: 'list_claims', arguments: {} });
+      firstCall.push(performance.now() - started);
+    } finally {
+      await client.close();
+    }
+    await sleep(200);
+  }
+  return { toolsListMs: rounded(summarize(toolsList)), firstCallMs: rounded(summarize(firstCall)) };
+}
+
+/**
+ * list_claims in one process, right after another process wrote (a heartbeat of its
+ * leases: the reader has that record to replay first), and with nothing changed since
+ * its last read. Timed on the core in the reader's process and, for Baton, also as a
+ * tool call to a `baton serve` on the same file.
+ */
+export async function readPathProbe(
+  benchDir: string,
+  kind: StoreKind,
+  target: string,
+  options: { leases: number; times: number; mcpCli?: string },
+): Promise<{ afterWrite: { coreMs: Summary; mcpMs: Summary | null }; unchanged: { coreMs: Summary; mcpMs: Summary | null }; liveClaims: number }> {
+  const writer = await ProbeProcess.start(benchDir, { kind, target, agent: 'bench-writer' });
+  const reader = await ProbeProcess.start(benchDir, { kind, target, agent: 'bench-reader', mcpCli: options.mcpCli });
+  try {
+    for (let i = 0; i < options.leases; i++) await writer.request({ cmd: 'claim' }, 'claimed');
+    const after = { core: [] as number[], mcp: [] as number[] };
+    const same = { core: [] as number[], mcp: [] as number[] };
+    let liveClaims = 0;
+    // Warm both paths up before timing.
+    for (let i = 0; i < 20; i++) await reader.request({ cmd: 'read' }, 'read');
+    for (let i = 0; i < options.times; i++) {
+      await writer.request({ cmd: 'heartbeat' }, 'done');
+      const changed = await reader.request({ cmd: 'read' }, 'read');
+      after.core.push(changed.coreMs);
+      if (changed.mcpMs !== null) after.mcp.push(changed.mcpMs);
+      liveClaims = changed.claims;
+      const unchanged = await reader.request({ cmd: 'read' }, 'read');
+      same.core.push(unchanged.coreMs);
+      if (unchanged.mcpMs !== null) same.mcp.push(unchanged.mcpMs);
+    }
+    const mcp = (v: number[]) => (v.length ? rounded(summarize(v)) : null);
+    return {
+      afterWrite: { coreMs: rounded(summarize(after.core)), mcpMs: mcp(after.mcp) },
+      unchanged: { coreMs: rounded(summarize(same.core)), mcpMs: mcp(same.mcp) },
+      liveClaims,
+    };
+  } finally {
+    await Promise.all([writer.stop(), reader.stop()]);
+  }
+}
+
+/**
+ * A process holding the write lock is killed with SIGKILL while another waits to
+ * write: the time from the kill until the waiter's write has committed.
+ */
+export async function recoveryProbe(benchDir: string, kind: StoreKind, target: string, times: number): Promise<Summary> {
+  const waiter = await ProbeProcess.start(benchDir, { kind, target, agent: 'bench-waiter' });
+  const samples: number[] = [];
+  try {
+    await waiter.request({ cmd: 'write' }, 'done');
+    for (let i = 0; i < times; i++) {
+      const holder = await ProbeProcess.start(benchDir, { kind, target, agent: 'bench-holder' });
+      try {
+        await holder.request({ cmd: 'hold' }, 'done');
+        const committed = waiter.request({ cmd: 'write' }, 'done', 60_000);
+        // Let the waiter queue up behind the holder first.
+        await sleep(150);
+        const killedAt = epochNow();
+        holder.kill('SIGKILL');
+        const { at } = await committed;
+        samples.push(at - killedAt);
+      } finally {
+        holder.kill('SIGKILL');
+      }
+      await sleep(100);
+    }
+  } finally {
+    await waiter.stop();
+  }
+  return rounded(summarize(samples));
+}
+
+/**
+ * The extension's claims model (extension/model/, fed by store.version() at its own
+ * poll interval) in one process; another process claims an issue. The time from that
+ * claim's commit until the model publishes a state that shows it.
+ */
+export async function modelProbe(benchDir: string, target: string, times: number): Promise<{ seenMs: Summary; loadMs: Summary }> {
+  const claimer = await ProbeProcess.start(benchDir, { kind: 'baton', target, agent: 'bench-claimer' });
+  const watcher = await ProbeProcess.start(benchDir, { kind: 'baton', target, agent: 'bench-watcher' });
+  const seen: number[] = [];
+  const loads: number[] = [];
+  let latest: { keys: string[]; at: number } = { keys: [], at: 0 };
+  const waiting = new Map<string, (at: number) => void>();
+  const stop = watcher.listen((m) => {
+    if (m.type !== 'seen') return;
+    latest = m;
+    loads.push(m.loadMs);
+    for (const [key, resolve] of waiting) {
+      if (m.keys.includes(key)) {
+        waiting.delete(key);
+        resolve(m.at);
+      }
+    }
+  });
+  try {
+    watcher.send({ cmd: 'watch' });
+    await watcher.next('seen', 60_000);
+    for (let i = 0; i < times; i++) {
+      // A random phase against the poll timer, as a real claim has.
+      await sleep(300 + Math.random() * 250);
+      const claimed = await claimer.request({ cmd: 'claim' }, 'claimed');
+      const shownAt = latest.keys.includes(claimed.key)
+        ? latest.at
+        : await new Promise<number>((resolve, reject) => {
+            const timer = setTimeout(() => reject(new Error(`the model never showed ${claimed.key}`)), 30_000);
+            waiting.set(claimed.key, (at) => {
+              clearTimeout(timer);
+              resolve(at);
+            });
+          });
+      seen.push(shownAt - claimed.at);
+    }
+  } finally {
+    stop();
+    await Promise.all([claimer.stop(), watcher.stop()]);
+  }
+  return { seenMs: rounded(summarize(seen)), loadMs: rounded(summarize(loads)) };
+}

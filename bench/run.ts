@@ -1,0 +1,218 @@
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { POLL_MS } from '../extension/constants.js';
+import { renderChart } from './chart.js';
+import { buildDataset, copyForRun, type Dataset } from './dataset.js';
+import { measureFloor } from './floor.js';
+import { type LoadConfig, runLoad } from './load-run.js';
+import { PostgresDatasets } from './postgres.js';
+import { modelProbe, readPathProbe, recoveryProbe, spawnProbe } from './probes.js';
+import { addRatios, judgeTargets, opsTable, probesText, runsTable, targetsTable } from './report.js';
+import type { BenchResults, RunEntry } from './results-shape.js';
+import { round } from './stats.js';
+import type { StoreKind } from './stores.js';
+
+/*
+ * `npm run bench [-- --quick]`: generates datasets, runs the load configurations (each
+ * Baton run next to the native reference in the same round), then the probes; prints a
+ * table on stdout, progress on stderr, and writes bench/results/latest.json and
+ * bench/results/chart.svg. Every process it starts is its own, bounded in count and time.
+ */
+
+const { values: options } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    issues: { type: 'string' },
+    procs: { type: 'string' },
+    seconds: { type: 'string' },
+    warmup: { type: 'string' },
+    'no-mcp': { type: 'boolean', default: false },
+    'no-probes': { type: 'boolean', default: false },
+  },
+});
+
+const quick = options.quick === true;
+const sizes = options.issues ? options.issues.split(',').map(Number) : quick ? [10_000] : [1_000, 10_000, 50_000];
+const procCounts = options.procs ? options.procs.split(',').map(Number) : quick ? [1, 8] : [1, 4, 8];
+const durationSec = Number(options.seconds ?? (quick ? 5 : 10));
+const warmupSec = Number(options.warmup ?? (quick ? 1 : 2));
+const pgUrl = process.env.BATON_BENCH_DATABASE_URL ?? process.env.BATON_TEST_DATABASE_URL;
+
+const benchDir = __dirname;
+const root = resolve(benchDir, '..', '..');
+const cli = join(root, 'dist', 'cli.js');
+const resultsDir = join(root, 'bench', 'results');
+
+const started = performance.now();
+const progress = (line: string) => process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
+const k = (n: number) => `${n / 1000}k`;
+
+async function main(): Promise<void> {
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: run npm run build first (npm run bench does)`);
+  if (procCounts.some((p) => !Number.isInteger(p) || p < 1 || p > 16)) throw new Error('--procs: whole numbers from 1 to 16');
+  if (sizes.some((n) => !Number.isInteger(n) || n < 100 || n > 200_000)) throw new Error('--issues: whole numbers from 100 to 200000');
+  if (!(durationSec >= 1 && durationSec <= 120)) throw new Error('--seconds: from 1 to 120');
+
+  const work = mkdtempSync(join(tmpdir(), 'baton-bench-'));
+  const postgres = pgUrl ? new PostgresDatasets(pgUrl) : null;
+  const onSignal = () => {
+    rmSync(work, { recursive: true, force: true });
+    process.exit(130);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  const results: BenchResults = {
+    machine: {
+      cpu: cpus()[0]?.model ?? 'unknown',
+      cores: cpus().length,
+      memoryGb: round(totalmem() / 2 ** 30),
+      node: process.version,
+      platform: process.platform,
+      release: release(),
+      loadAvgAtStart: round(loadavg()[0]),
+      loadAvgAtEnd: NaN,
+    },
+    date: new Date().toISOString(),
+    quick,
+    warmupSec,
+    durationSec,
+    elapsedSec: 0,
+    generation: [],
+    floor: { start: measureFloor(work) },
+    postgres: null,
+    runs: [],
+    spawnToToolsListMs: null,
+    spawn: [],
+    recoveryAfterKillMs: null,
+    recovery: [],
+    readPath: [],
+    model: null,
+    targets: [],
+    errors: [],
+  };
+  const kinds: [StoreKind, 'store' | 'mcp'][] = [['native', 'store'], ['baton', 'store']];
+  if (!options['no-mcp']) kinds.push(['baton', 'mcp']);
+  if (postgres) {
+    results.postgres = await postgres.settings();
+    kinds.push(['postgres', 'store']);
+    progress(`PostgreSQL ${results.postgres.version} (fsync ${results.postgres.fsync}, synchronous_commit ${results.postgres.synchronousCommit})`);
+  }
+  const total = sizes.length * procCounts.length * kinds.length;
+  progress(`${total} runs of ${warmupSec}+${durationSec} s over ${sizes.map(k).join(', ')} issues with ${procCounts.join(', ')} processes; work folder ${work}`);
+
+  try {
+    let n = 0;
+    const datasets = new Map<number, Dataset>();
+    for (const issues of sizes) {
+      const dataset = await buildDataset(work, issues, () => {});
+      datasets.set(issues, dataset);
+      results.generation.push({ store: 'baton', issues, ms: round(dataset.generateMs), bytes: dataset.snapshotBytes });
+      progress(`generated ${k(issues)} issues in ${(dataset.generateMs / 1000).toFixed(1)} s (${(dataset.snapshotBytes / 2 ** 20).toFixed(1)} MB)`);
+      if (postgres) {
+        const ms = await postgres.generate(issues, () => {});
+        results.generation.push({ store: 'postgres', issues, ms: round(ms) });
+        progress(`generated ${k(issues)} issues on PostgreSQL in ${(ms / 1000).toFixed(1)} s`);
+      }
+      for (const [i, procs] of procCounts.entries()) {
+        // Rotate the order within each round, so drift on the machine does not always favour one store.
+        const order = kinds.map((_, j) => kinds[(j + i) % kinds.length]);
+        for (const [kind, via] of order) {
+          n++;
+          const label = `[${n}/${total}] ${k(issues)} issues x ${procs} ${kind}${kind === 'baton' ? ` via ${via === 'mcp' ? 'MCP' : 'store'}` : ''}`;
+          const target = kind === 'postgres' ? await postgres!.copy(issues, n) : await copyForRun(dataset, join(work, `run-${n}`), kind);
+          const config: LoadConfig = { kind, via, issues, procs, target, warmupMs: warmupSec * 1000, durationMs: durationSec * 1000, benchDir, cli };
+          progress(`${label} ...`);
+          try {
+            const run = await runLoad(config);
+            results.runs.push(run);
+            progress(`${label}: ${run.claimsPerSec} claims/s, claim p50 ${run.p50Ms} p99 ${run.p99Ms} max ${run.maxMs} ms, RSS ${run.rssMb} MB, double claims ${run.doubleClaims}, starved agent-seconds ${run.starvedAgentSeconds}`);
+          } catch (error) {
+            results.errors.push(`${label}: ${(error as Error).message}`);
+            progress(`${label} FAILED: ${(error as Error).message}`);
+          }
+          if (kind !== 'postgres') rmSync(join(work, `run-${n}`), { recursive: true, force: true });
+        }
+      }
+    }
+    addRatios(results.runs);
+
+    if (!options['no-probes']) await probes(results, datasets, work);
+    results.floor.end = measureFloor(work);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+    await postgres?.dropAll().catch((error: unknown) => progress(`could not drop the PostgreSQL databases: ${(error as Error).message}`));
+  }
+
+  results.machine.loadAvgAtEnd = round(loadavg()[0]);
+  results.elapsedSec = round((performance.now() - started) / 1000);
+  results.targets = judgeTargets(results);
+  write(results);
+  process.stdout.write(`\n${runsTable(results.runs as RunEntry[])}\n\n${opsTable(results.runs)}\n\n${probesText(results)}\n\ntargets:\n${targetsTable(results.targets)}\n`);
+  if (results.errors.length) process.stdout.write(`\nerrors:\n${results.errors.join('\n')}\n`);
+  process.stdout.write(`\nwrote bench/results/latest.json and bench/results/chart.svg (${results.elapsedSec} s)\n`);
+}
+
+async function probes(results: BenchResults, datasets: Map<number, Dataset>, work: string): Promise<void> {
+  const probeSizes = quick ? [10_000].filter((n) => datasets.has(n)) : [...datasets.keys()].filter((n) => n >= 10_000);
+  if (probeSizes.length === 0) probeSizes.push(Math.max(...datasets.keys()));
+  const attempt = async (what: string, fn: () => Promise<void>) => {
+    progress(`${what} ...`);
+    try {
+      await fn();
+    } catch (error) {
+      results.errors.push(`${what}: ${(error as Error).message}`);
+      progress(`${what} FAILED: ${(error as Error).message}`);
+    }
+  };
+  let n = 0;
+  const fresh = (issues: number, kind: 'baton' | 'native') => copyForRun(datasets.get(issues)!, join(work, `probe-${++n}`), kind);
+  for (const issues of probeSizes) {
+    await attempt(`spawn until tools/list, ${k(issues)}`, async () => {
+      const s = await spawnProbe(cli, await fresh(issues, 'baton'), quick ? 5 : 7);
+      results.spawn.push({ issues, ...s });
+      progress(`spawn until tools/list, ${k(issues)}: p50 ${s.toolsListMs.p50} ms, max ${s.toolsListMs.max} ms; first tool call p50 ${s.firstCallMs.p50} ms`);
+    });
+    for (const kind of ['baton', 'native'] as const) {
+      await attempt(`list_claims read path, ${kind}, ${k(issues)}`, async () => {
+        const r = await readPathProbe(benchDir, kind, await fresh(issues, kind), { leases: 20, times: quick ? 100 : 200, mcpCli: kind === 'baton' ? cli : undefined });
+        results.readPath.push({ store: kind, issues, ...r });
+        progress(`list_claims ${kind} ${k(issues)}: after a write p50 ${r.afterWrite.coreMs.p50} ms${r.afterWrite.mcpMs ? ` (MCP ${r.afterWrite.mcpMs.p50} ms)` : ''}, unchanged p50 ${r.unchanged.coreMs.p50} ms`);
+      });
+    }
+  }
+  const probeSize = probeSizes.includes(10_000) ? 10_000 : probeSizes[0];
+  for (const kind of ['baton', 'native'] as const) {
+    await attempt(`recovery after SIGKILL, ${kind}, ${k(probeSize)}`, async () => {
+      const ms = await recoveryProbe(benchDir, kind, await fresh(probeSize, kind), quick ? 5 : 8);
+      results.recovery.push({ store: kind, issues: probeSize, ms });
+      progress(`recovery after SIGKILL, ${kind}: p50 ${ms.p50} ms, max ${ms.max} ms`);
+    });
+  }
+  await attempt(`extension model, ${k(probeSize)}`, async () => {
+    const m = await modelProbe(benchDir, await fresh(probeSize, 'baton'), quick ? 8 : 15);
+    results.model = { issues: probeSize, how: 'extension/model ClaimsModel + BatonSource, polling store.version()', pollMs: POLL_MS, ...m };
+    progress(`extension model sees a claim: p50 ${m.seenMs.p50} ms, max ${m.seenMs.max} ms (reload ${m.loadMs.p50} ms)`);
+  });
+  results.spawnToToolsListMs = results.spawn.find((s) => s.issues === 10_000)?.toolsListMs.p50 ?? results.spawn[0]?.toolsListMs.p50 ?? null;
+  results.recoveryAfterKillMs = results.recovery.find((r) => r.store === 'baton')?.ms.p50 ?? null;
+}
+
+/** Written through a temporary file, so an interrupted run never leaves half a JSON file. */
+function write(results: BenchResults): void {
+  mkdirSync(resultsDir, { recursive: true });
+  const put = (name: string, text: string) => {
+    const tmp = join(resultsDir, `${name}.tmp`);
+    writeFileSync(tmp, text);
+    renameSync(tmp, join(resultsDir, name));
+  };
+  put('latest.json', `${JSON.stringify(results, null, 2)}\n`);
+  if (results.runs.length) put('chart.svg', renderChart(results));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
