@@ -46,8 +46,16 @@ export class Checks {
     if (value !== undefined && !allowed.includes(value)) this.problems.push({ path, message: `must be one of ${allowed.join(', ')}` });
     return this;
   }
+  /**
+   * A claim token is opaque (PROTOCOL.md section 4): any non-empty string is valid input,
+   * and one that is not the live token is CLAIM_LOST, never INVALID_INPUT. It is only
+   * hashed, never stored, so neither its length nor its characters need a bound here.
+   */
   token(path: string, value: string | undefined, required: boolean): this {
-    return this.text(path, value, LIMITS.claimToken, required);
+    if (value === undefined) {
+      if (required) this.problems.push({ path, message: 'required' });
+    } else if (typeof value !== 'string' || value.length === 0) this.problems.push({ path, message: 'must be a non-empty string' });
+    return this;
   }
   state(path: string, value: unknown): this {
     if (value === undefined) return this;

@@ -145,7 +145,11 @@ export interface Claimed {
   resumed: boolean;
 }
 
-/** Moves a live lease to this session with a fresh token; fence, claimedAt, branch and checkpoint stay. */
+/**
+ * Moves a live lease to this session with a fresh token; fence, claimedAt, branch and
+ * checkpoint stay. The new session resumes whenever a checkpoint waits, including one
+ * the earlier session wrote after its claim: a restarted agent must not start over.
+ */
 export async function takeOver(tx: Tx, issue: IssueRow, lease: LeaseRow, ctx: LeaseContext): Promise<Claimed> {
   const token = mintToken(ctx.random);
   const hash = hashToken(token);
@@ -156,18 +160,19 @@ export async function takeOver(tx: Tx, issue: IssueRow, lease: LeaseRow, ctx: Le
     session: caller.session,
     worktree: caller.worktree,
     renewer: caller.renewer,
+    resumed: Number(lease.resumed) === 1 || issue.checkpoint_id !== null ? 1 : 0,
     last_renewed_at: tx.now,
     expires_at: tx.now + ctx.leaseMs,
   };
   await tx.run(
-    'UPDATE leases SET token_hash = ?, session = ?, worktree = ?, renewer = ?, last_renewed_at = ?, expires_at = ? WHERE issue_id = ?',
-    [hash, moved.session, moved.worktree, moved.renewer, moved.last_renewed_at, moved.expires_at, issue.id],
+    'UPDATE leases SET token_hash = ?, session = ?, worktree = ?, renewer = ?, resumed = ?, last_renewed_at = ?, expires_at = ? WHERE issue_id = ?',
+    [hash, moved.session, moved.worktree, moved.renewer, moved.resumed, moved.last_renewed_at, moved.expires_at, issue.id],
   );
   await endToken(tx, lease.token_hash, 'superseded');
   await insertToken(tx, hash, issue.id, Number(lease.fence), caller);
   await recordEvent(tx, issue, 'takeover', caller.agent, `session ${caller.session} took over fence ${lease.fence}`);
   ctx.tokens.set(issue.key, token);
-  return { lease: moved, token, resumed: Number(lease.resumed) === 1 };
+  return { lease: moved, token, resumed: moved.resumed === 1 };
 }
 
 async function insertToken(tx: Tx, hash: string, issueId: number, fence: number, caller: Caller): Promise<void> {

@@ -229,6 +229,18 @@ describe('restart and takeover', () => {
     value(await after.heartbeat({ key, claimToken: taken.lease.claimToken! }));
   });
 
+  it('tells a restarted session it resumes when its earlier session checkpointed after claiming', async () => {
+    const { h, key } = await oneIssue();
+    const before = h.session('alice');
+    const c = value(await before.claimIssue({ key }));
+    expect(c.resumed).toBe(false);
+    value(await before.checkpoint({ key, claimToken: c.lease.claimToken!, note: 'half' }));
+    const after = h.session('alice');
+    const taken = value(await after.claimIssue({ key, claimToken: c.lease.claimToken! }));
+    expect(taken).toMatchObject({ resumed: true, checkpoint: { note: 'half' } });
+    expect(value(await after.claimIssue({ key })).resumed).toBe(true);
+  });
+
   it('refuses another agent presenting the token with FORBIDDEN', async () => {
     const { h, key } = await oneIssue();
     const c = value(await h.session('alice').claimIssue({ key }));
@@ -250,6 +262,16 @@ describe('restart and takeover', () => {
     value(await alice.claimIssue({ key }));
     expect(refusal(await alice.heartbeat({ key, claimToken: 'not-a-token' }))).toMatchObject({ code: 'CLAIM_LOST', reason: 'never issued' });
     expect(refusal(await alice.claimIssue({ key, claimToken: 'x' }))).toMatchObject({ code: 'CLAIM_LOST', reason: 'never issued' });
+  });
+
+  it('takes any non-empty string as a token: blank, NUL or long ones are lost, not invalid', async () => {
+    const { h, key } = await oneIssue();
+    const alice = h.session('alice');
+    value(await alice.claimIssue({ key }));
+    for (const claimToken of [' ', 'a\0b', 'x'.repeat(10_000)]) {
+      expect(refusal(await alice.heartbeat({ key, claimToken })), JSON.stringify(claimToken.slice(0, 8))).toMatchObject({ code: 'CLAIM_LOST', reason: 'never issued' });
+    }
+    expect(refusal(await alice.heartbeat({ key, claimToken: '' })).code).toBe('INVALID_INPUT');
   });
 
   it('keeps leases when a session ends cleanly', async () => {
