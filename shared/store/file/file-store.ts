@@ -63,7 +63,7 @@ export class FileStore implements Store {
       try {
         return await this.writeLocked(replica, hold, fn);
       } finally {
-        this.parts.lock.release(hold);
+        this.release(hold);
       }
     });
   }
@@ -172,7 +172,15 @@ export class FileStore implements Store {
       replica.rollback();
       throw new StoreUnavailableError(this.location, `cannot append to the operation log (${errnoCode(error) ?? (error as Error).message})`);
     }
-    replica.exec('COMMIT');
+    try {
+      replica.exec('COMMIT');
+    } catch (error) {
+      // The record is durable but this copy could not take it: rebuild the copy from the
+      // files, where the record is, before anything else reads it.
+      replica.rollback();
+      replica.discard();
+      throw new StoreUnavailableError(this.location, `committed, but this copy failed to follow (${(error as Error).message})`);
+    }
     replica.appliedSeq = seq;
   }
 
@@ -188,7 +196,12 @@ export class FileStore implements Store {
     }
     const log = replica.log;
     if (!log.writable) throw new StoreUnavailableError(this.location, 'the operation log is read-only');
-    const torn = log.truncateTornTail();
+    let torn: number;
+    try {
+      torn = log.truncateTornTail();
+    } catch (error) {
+      throw new StoreUnavailableError(this.location, `cannot cut an unfinished record off the log (${errnoCode(error) ?? (error as Error).message})`);
+    }
     if (torn > 0) console.error(`baton: removed ${torn} bytes of an unfinished record from ${replica.paths.log}`);
   }
 
@@ -200,6 +213,15 @@ export class FileStore implements Store {
       // Catching up while queueing may itself find the files unusable; that reason stands.
       if (error instanceof StoreUnavailableError) throw error;
       throw new StoreUnavailableError(this.location, `cannot take the lock (${errnoCode(error) ?? (error as Error).message})`);
+    }
+  }
+
+  private release(hold: LockHold): void {
+    try {
+      this.parts.lock.release(hold);
+    } catch (error) {
+      // The result stands; others will judge the leftover owner file stale by its age.
+      console.error(`baton: could not release the lock of ${this.location}: ${(error as Error).message}`);
     }
   }
 

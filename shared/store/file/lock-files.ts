@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { crc32 } from 'node:zlib';
 import type { FileSystem } from './file-system.js';
@@ -34,13 +35,28 @@ export const HOST = hostname();
 /** A short tag of the host for ticket names. */
 export const HOST_TAG = crc32(HOST).toString(36);
 
-/** Whether a process on this machine exists (EPERM: it does, under another user). */
+/**
+ * Whether a process on this machine is running (EPERM: it is, under another user). A
+ * killed process stays a zombie until its parent reaps it, and signal 0 still reaches a
+ * zombie; on Linux /proc tells them apart, so a killed holder is recognised at once.
+ */
 export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return errnoCode(error) === 'EPERM';
+  }
+  return !isZombie(pid);
+}
+
+function isZombie(pid: number): boolean {
+  if (process.platform !== 'linux') return false;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    // The state follows the parenthesised command name, which may itself contain ") ".
+    return stat.charAt(stat.lastIndexOf(')') + 2) === 'Z';
+  } catch {
+    return false;
   }
 }
 

@@ -29,6 +29,7 @@ export class Replica {
   appliedSeq: number;
   userVersion: number;
   log: LogFile | undefined;
+  private discarded = false;
 
   private constructor(
     private readonly sqlJs: SqlJs,
@@ -71,6 +72,10 @@ export class Replica {
    * nothing changed this costs one `stat` of the log.
    */
   catchUp(): void {
+    if (this.discarded) {
+      this.reload();
+      this.discarded = false;
+    }
     for (let reloads = 0; ; reloads++) {
       let outcome: 'ok' | 'reload';
       try {
@@ -85,6 +90,11 @@ export class Replica {
       }
       this.reload();
     }
+  }
+
+  /** Marks this copy as no longer matching the files: the next catch-up starts from the snapshot. */
+  discard(): void {
+    this.discarded = true;
   }
 
   /** Runs SQL outside the statement cache (transaction control). */

@@ -63,7 +63,7 @@ describe('file store under SIGKILL', () => {
     await addComment(store, 'after the crashes');
     expect(readdirSync(scratch.dir).filter((name) => name.startsWith('killed.db.tmp-'))).toEqual([]);
     await store.close();
-  });
+  }, 120_000);
 
   test('a lock holder killed outright is recovered from well within a second', async () => {
     const path = join(scratch.dir, 'holder.db');

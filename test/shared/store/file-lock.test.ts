@@ -1,0 +1,110 @@
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { FileLock, LockTimeoutError } from '../../../shared/store/file/file-lock.js';
+import { nodeFileSystem } from '../../../shared/store/file/file-system.js';
+import { HOST_TAG, isProcessAlive } from '../../../shared/store/file/lock-files.js';
+import { scratchDir } from './helpers.js';
+
+let scratch: ReturnType<typeof scratchDir>;
+let dir: string;
+
+beforeEach(() => {
+  scratch = scratchDir('lock');
+  dir = join(scratch.dir, 'baton.db.lock');
+});
+
+afterEach(() => scratch.remove());
+
+const lock = (options: { timeoutMs?: number; staleMs?: number } = {}) =>
+  new FileLock(dir, { fs: nodeFileSystem, timeoutMs: options.timeoutMs ?? 5_000, staleMs: options.staleMs ?? 30_000 });
+
+/** A pid that no running process has: a child that has exited and been reaped. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '']);
+  await new Promise((resolve) => child.on('exit', resolve));
+  return child.pid!;
+}
+
+describe('file lock', () => {
+  test('waiters get the lock in the order they asked for it', async () => {
+    const first = lock();
+    const hold = await first.acquire();
+    const order: string[] = [];
+    const waiting = ['b', 'c', 'd'].map(async (name, i) => {
+      await new Promise((resolve) => setTimeout(resolve, i * 30));
+      const l = lock();
+      const h = await l.acquire();
+      order.push(name);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      l.release(h);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    first.release(hold);
+    await Promise.all(waiting);
+    expect(order).toEqual(['b', 'c', 'd']);
+  });
+
+  test('a holder killed before its parent reaped it is judged dead', async () => {
+    const child = spawn('sleep', ['30']);
+    await new Promise((resolve) => child.on('spawn', resolve));
+    process.kill(child.pid!, 'SIGKILL');
+    // The event loop does not run here, so the child cannot be reaped: it is a zombie.
+    const until = Date.now() + 2_000;
+    while (Date.now() < until && !readFileSync(`/proc/${child.pid}/stat`, 'latin1').includes(') Z')) {
+      // wait for the kernel to finish the kill
+    }
+    expect(isProcessAlive(child.pid!)).toBe(false);
+  });
+
+  test('a lock whose holder died is taken over within a fraction of a second', async () => {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'owner'), JSON.stringify({ pid: await deadPid(), host: (await import('node:os')).hostname(), nonce: 'gone', at: Date.now() }));
+    const started = performance.now();
+    const l = lock();
+    l.release(await l.acquire());
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
+  test('an empty owner file left by a holder killed while acquiring is broken after a second', async () => {
+    mkdirSync(dir, { recursive: true });
+    closeSync(openSync(join(dir, 'owner'), 'w'));
+    const started = performance.now();
+    const l = lock();
+    l.release(await l.acquire());
+    const waited = performance.now() - started;
+    expect(waited).toBeGreaterThanOrEqual(900);
+    expect(waited).toBeLessThan(2_500);
+  });
+
+  test('a holder on another host is judged by age alone', async () => {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'owner'), JSON.stringify({ pid: 1, host: 'another-container', nonce: 'far', at: Date.now() }));
+    const error = await lock({ timeoutMs: 200, staleMs: 60_000 }).acquire().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LockTimeoutError);
+    expect((error as Error).message).toMatch(/^locked by pid 1 on another-container for \d+\.\ds$/);
+    const old = new Date(Date.now() - 120_000);
+    utimesSync(join(dir, 'owner'), old, old);
+    const l = lock({ staleMs: 60_000 });
+    l.release(await l.acquire());
+  });
+
+  test('the ticket of a waiter that died does not hold up the queue', async () => {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `t-000000000001-${HOST_TAG}-${await deadPid()}-dead`), '');
+    const started = performance.now();
+    const l = lock();
+    l.release(await l.acquire());
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
+  test('a waiter that times out leaves no ticket behind', async () => {
+    const holder = lock();
+    const hold = await holder.acquire();
+    await expect(lock({ timeoutMs: 100 }).acquire()).rejects.toBeInstanceOf(LockTimeoutError);
+    holder.release(hold);
+    const { readdirSync } = await import('node:fs');
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
