@@ -35,8 +35,14 @@ echo "install.sh: installing code-server and Node 24 into test/vscode/node_modul
 rm -f "$stamp"
 # Scripts wait until Node 24 is on disk: code-server's postinstall refuses any other Node.
 npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2
-# Its native modules are built against Node 24's headers, never downloaded ones.
-PATH="$node24/bin:$PATH" npm_config_nodedir="$node24" npm rebuild --no-audit --no-fund --loglevel=error >&2
+# Its native modules are built against Node 24's headers, never downloaded ones. Under
+# `npm run`, the outer npm's variables (its user agent names Node 20, which the
+# postinstall checks) would leak into this npm, so it starts without them.
+(
+  for name in $(compgen -e | grep -i '^npm_'); do unset "$name"; done
+  export PATH="$node24/bin:$PATH" npm_config_nodedir="$node24"
+  "$node24/bin/node" "$(command -v npm)" rebuild --no-audit --no-fund --loglevel=error >&2
+)
 [ -f "$server" ] || { echo "install.sh: $server is missing after the install" >&2; exit 1; }
 cp package-lock.json "$stamp"
 echo "install.sh: done" >&2

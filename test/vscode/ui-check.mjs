@@ -37,7 +37,10 @@ export async function runUiCheck(runDir) {
   const seedJs = join(here, '.cache', 'seed.mjs');
   await build({ entryPoints: [join(here, 'ui', 'seed.ts')], outfile: seedJs, bundle: true, platform: 'node', format: 'esm', logLevel: 'warning' });
   const { seed } = await import(seedJs);
-  const agents = await seed({ cli: join(root, 'dist', 'cli.js'), cwd: ws, node: process.execPath });
+  let agents;
+  const startAgents = async () => {
+    agents = await seed({ cli: join(root, 'dist', 'cli.js'), cwd: ws, node: process.execPath });
+  };
 
   const port = await freePort();
   const config = join(runDir, 'code-server.yaml');
@@ -59,7 +62,7 @@ export async function runUiCheck(runDir) {
     await waitForHttp(`http://127.0.0.1:${port}/healthz`, 30_000, server);
     browser = await launchBrowser(join(runDir, 'chromium'));
     const page = browser.pages()[0] ?? (await browser.newPage());
-    await deadline(check(page, port, ws), CHECK_LIMIT_MS, 'the UI check');
+    await deadline(check(page, port, ws, startAgents), CHECK_LIMIT_MS, 'the UI check');
     console.error(`ui: ${installed[0]} from the .vsix shows the claims; screenshot in ${SCREENSHOT}`);
     return true;
   } catch (error) {
@@ -69,7 +72,7 @@ export async function runUiCheck(runDir) {
   } finally {
     await browser?.close().catch(() => undefined);
     await stopProcess(server);
-    await agents.close();
+    await agents?.close();
   }
 }
 
@@ -78,14 +81,23 @@ async function rows(page) {
   return page.locator('.pane:has(.pane-header:has-text("Claims")) .monaco-list-row').allInnerTexts();
 }
 
-async function check(page, port, ws) {
+async function check(page, port, ws, startAgents) {
   await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
   await page.locator('.monaco-workbench').waitFor({ timeout: 30_000 });
   const icon = page.locator('.activitybar .action-item a[aria-label^="Baton"]').first();
   await icon.waitFor({ timeout: 30_000 });
   await icon.click();
+  // A repository no agent has used yet: the view tells a new user what to do.
   const pane = page.locator('.pane:has(.pane-header:has-text("Claims"))');
-  await pane.locator('.monaco-list-row:has-text("BAT-2")').first().waitFor({ timeout: 30_000 });
+  await pane.locator('.welcome-view-content:has-text("No open issues yet")').waitFor({ timeout: 30_000 });
+  await pane.locator('.welcome-view-content a:has-text("Create Issue"), .welcome-view-content .monaco-button:has-text("Create Issue")').first().waitFor({ timeout: 5_000 });
+
+  // Agents start work while the window is open; their claims appear without a reload.
+  await startAgents();
+  const seeded = Date.now();
+  // Copilot's claim is the agents' last step.
+  await pane.locator('.monaco-list-row:has-text("BAT-2"):has-text("copilot")').first().waitFor({ timeout: 10_000 });
+  console.error(`ui: the last claim showed in the view ${Date.now() - seeded} ms after the agent had it`);
 
   const first = (await rows(page)).join('\n');
   for (const text of ['Claimed', 'Doing', 'Ready', 'Blocked', 'In review', 'BAT-1', 'claude-code', 'copilot', 'resumed', 'blocked by BAT-4']) {
