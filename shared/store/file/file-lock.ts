@@ -95,7 +95,8 @@ export class FileLock {
             unlinkIfPresent(fs, `${this.dir}/${ticket.name}`);
             return hold;
           }
-          if (woke === 'timeout') this.breakIfStale();
+          // A broken stale owner makes way at once: try again without waiting for its event.
+          if (woke === 'timeout' && this.breakIfStale()) continue;
         } else {
           this.dropStaleAhead(queue.slice(0, position), woke === 'timeout');
         }
@@ -157,19 +158,19 @@ export class FileLock {
     }
   }
 
-  /** Breaks the owner file of a holder that is dead (same host) or silent past `staleMs`. */
-  private breakIfStale(): void {
+  /** Breaks the owner file of a holder that is dead (same host) or silent past `staleMs`; true when it did. */
+  private breakIfStale(): boolean {
     const { fs, staleMs } = this.options;
     const owner = readOwner(fs, this.dir);
-    if (owner === undefined) return;
+    if (owner === undefined) return false;
     const idle = ownerIdleMs(fs, this.dir, Date.now());
-    if (idle === undefined) return;
+    if (idle === undefined) return false;
     // A blank owner is a holder killed between creating and writing the file: give it a moment.
     const stale =
       owner === 'blank'
         ? idle > Math.min(staleMs, 1000)
         : (owner.host === HOST && owner.pid !== process.pid && !isProcessAlive(owner.pid)) || idle > staleMs;
-    if (stale) breakOwner(fs, this.dir, owner === 'blank' ? 'blank' : owner.nonce, 1000);
+    return stale && breakOwner(fs, this.dir, owner === 'blank' ? 'blank' : owner.nonce, 1000);
   }
 
   private dropStaleAhead(ahead: Ticket[], checkAge: boolean): void {
