@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { KEY_PATTERN, LIMITS, PRIORITY_MAX, PRIORITY_MIN } from '../shared/limits.js';
 import { RELATION_TYPES, ROLES, STATUSES } from '../shared/types.js';
+import { stateProblem } from '../shared/validate.js';
 
 /*
  * The wire shapes shared by several tools. Inputs are strict and bounded (a value past a
@@ -53,12 +54,15 @@ export function textInput(max: number) {
   return z.string().trim().min(1).max(max);
 }
 
-/** A JSON object, at most `LIMITS.stateBytes` once serialised. */
-export const stateInput = z
-  .record(z.string(), z.unknown())
-  .refine((value) => Buffer.byteLength(JSON.stringify(value), 'utf8') <= LIMITS.stateBytes, {
-    message: `state is larger than ${LIMITS.stateBytes} bytes once serialised`,
-  });
+/**
+ * A JSON object, at most `LIMITS.stateDepth` deep and `LIMITS.stateBytes` once serialised.
+ * The core's own check, which never throws: a state nested too deep to serialise must be
+ * INVALID_INPUT, not a stack overflow inside the parse.
+ */
+export const stateInput = z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
+  const problem = stateProblem(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: `state ${problem}` });
+});
 
 // ---------------------------------------------------------------- outputs
 

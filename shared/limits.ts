@@ -7,6 +7,8 @@ export const LIMITS = {
   summary: 16_384,
   /** Bytes of a checkpoint's `state` once serialised. */
   stateBytes: 65_536,
+  /** Levels of nesting of a checkpoint's `state`. */
+  stateDepth: 64,
   label: 64,
   labels: 32,
   relationsPerCall: 100,

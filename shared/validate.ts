@@ -59,18 +59,8 @@ export class Checks {
   }
   state(path: string, value: unknown): this {
     if (value === undefined) return this;
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      this.problems.push({ path, message: 'must be a JSON object' });
-      return this;
-    }
-    let size: number;
-    try {
-      size = Buffer.byteLength(JSON.stringify(value), 'utf8');
-    } catch {
-      this.problems.push({ path, message: 'must be plain JSON' });
-      return this;
-    }
-    if (size > LIMITS.stateBytes) this.problems.push({ path, message: `at most ${LIMITS.stateBytes} bytes of JSON (got ${size})` });
+    const problem = stateProblem(value);
+    if (problem) this.problems.push({ path, message: problem });
     return this;
   }
   done(): Result<void> {
@@ -78,6 +68,40 @@ export class Checks {
     const summary = this.problems.map((p) => `${p.path}: ${p.message}`).join('; ');
     return fail('INVALID_INPUT', `Invalid input: ${summary}.`, { issues: this.problems });
   }
+}
+
+/** How deep a JSON value nests (a scalar is 0), found without recursion so any depth is safe to ask about. */
+export function jsonDepth(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [at, depth] = stack.pop()!;
+    if (typeof at !== 'object' || at === null) continue;
+    deepest = Math.max(deepest, depth + 1);
+    for (const child of Object.values(at)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/**
+ * Why a checkpoint `state` cannot be stored, or undefined when it can: a JSON object,
+ * nested at most `LIMITS.stateDepth` deep (deeper ones break every JSON serialiser that
+ * later reads them back, and no resume note needs them), at most `LIMITS.stateBytes`
+ * once serialised. The depth is checked first, without recursion, so that no input can
+ * overflow the stack of the process checking it.
+ */
+export function stateProblem(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'must be a JSON object';
+  const depth = jsonDepth(value);
+  if (depth > LIMITS.stateDepth) return `nested at most ${LIMITS.stateDepth} levels deep (got ${depth})`;
+  let size: number;
+  try {
+    size = Buffer.byteLength(JSON.stringify(value), 'utf8');
+  } catch {
+    return 'must be plain JSON';
+  }
+  if (size > LIMITS.stateBytes) return `at most ${LIMITS.stateBytes} bytes of JSON (got ${size})`;
+  return undefined;
 }
 
 export function check(): Checks {

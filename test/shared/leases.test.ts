@@ -208,6 +208,17 @@ describe('checkpoints', () => {
     const c = value(await alice.claimIssue({ key }));
     expect(value(await alice.checkpoint({ key, claimToken: c.lease.claimToken!, note: 'n' })).checkpoint.git).toBeNull();
   });
+
+  it('refuses a state nested deeper than any serialiser can walk as invalid, storing nothing', async () => {
+    const { h, key } = await oneIssue();
+    const alice = h.session('alice');
+    const c = value(await alice.claimIssue({ key }));
+    let state: Record<string, unknown> = { done: true };
+    for (let i = 0; i < 200_000; i++) state = { d: state };
+    const error = refusal(await alice.checkpoint({ key, claimToken: c.lease.claimToken!, note: 'deep', state }));
+    expect(error).toMatchObject({ code: 'INVALID_INPUT', issues: [{ path: 'state', message: expect.stringContaining('levels deep') }] });
+    expect(value(await alice.getIssue({ key })).checkpoint).toBeNull();
+  });
 });
 
 describe('restart and takeover', () => {
