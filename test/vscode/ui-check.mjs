@@ -1,6 +1,7 @@
 // The UI check: installs the packaged .vsix into code-server, opens a repository that
 // agents are working on in headless Chromium, and checks what a person sees in the
-// Claims view: the claims with countdowns that move. Saves docs/screenshot-claims.png.
+// Claims view: the claims with countdowns that move. Saves a screenshot in the run's
+// folder, and over docs/screenshot-claims.png when BATON_UPDATE_SCREENSHOT=1.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,9 +9,10 @@ import { build } from 'esbuild';
 import { codeServer, deadline, freePort, here, launchBrowser, node24, root, startProcess, stopProcess, waitForHttp } from './host.mjs';
 
 const CHECK_LIMIT_MS = 120_000;
-const SCREENSHOT = join(root, 'docs', 'screenshot-claims.png');
+const README_SCREENSHOT = join(root, 'docs', 'screenshot-claims.png');
 
 export async function runUiCheck(runDir) {
+  const SCREENSHOT = join(runDir, 'screenshot-claims.png');
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   execFileSync('npm', ['run', '--silent', 'package'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
   const vsix = join(root, `${pkg.name}-${pkg.version}.vsix`);
@@ -139,4 +141,5 @@ async function check(page, port, ws, startAgents) {
   await page.waitForTimeout(600);
   mkdirSync(join(root, 'docs'), { recursive: true });
   await page.screenshot({ path: SCREENSHOT });
+  if (process.env.BATON_UPDATE_SCREENSHOT === '1') copyFileSync(SCREENSHOT, README_SCREENSHOT);
 }
