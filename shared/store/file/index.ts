@@ -1,6 +1,17 @@
 /**
  * The file store: a SQLite snapshot plus an append-only operation log, shared by every
  * Baton process of a repository through a fair cross-process lock.
+ *
+ * Files, all named after the database path `P`:
+ * - `P`: the snapshot, a plain SQLite file (application_id "Bato", user_version = schema);
+ * - `P-log`: the operation log, records of committed transactions since the snapshot;
+ * - `P.lock/`: the lock (owner file, queue tickets, break lock);
+ * - `P.tmp-<pid>-<random>`: temporary files of compaction, removed if a writer dies.
+ *
+ * Module map: open-file-store (opening, creation, validation), file-store (the Store),
+ * replica (this process's copy and catching up), log-file / log-format (the log),
+ * file-lock / lock-files (the lock), compaction, snapshot-file / snapshot-header,
+ * database (sql.js setup, migrations), statements (prepared statement cache), file-tx.
  */
 export { openFileStore } from './open-file-store.js';
 /** Options of `openFileStore`. */
