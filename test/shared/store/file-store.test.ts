@@ -130,7 +130,7 @@ describe('file store', () => {
     expect(info.sizes!.log).toBe(statSync(`${path}-log`).size);
   });
 
-  test('compaction folds the log into the snapshot and other stores continue without reloading', async () => {
+  test('compaction folds the log into the snapshot while other stores keep reading and writing', async () => {
     const a = await open({ compactAfterBytes: 2_000 });
     const b = await open();
     for (let i = 0; i < 20; i++) await addComment(a, `c${i}`);

@@ -15,6 +15,8 @@ beforeAll(async () => {
 
 afterAll(() => scratch.remove());
 
+// Each test starts eight node processes; on a loaded two-core machine that alone takes seconds.
+
 /** Starts `count` children, waits until each has opened the store, then starts them together. */
 async function startTogether(count: number, args: (i: number) => string[], env: Record<string, string> = {}): Promise<Child[]> {
   const children = Array.from({ length: count }, (_, i) => startChild(bundle, args(i), env));
@@ -39,7 +41,7 @@ describe('file store across processes', () => {
     expect(rows).toHaveLength(8);
     for (const row of rows) expect(row.n).toBe(100);
     await store.close();
-  });
+  }, 120_000);
 
   test('read-modify-write from eight processes loses no increment', async () => {
     const path = join(scratch.dir, 'counter.db');
@@ -51,7 +53,7 @@ describe('file store across processes', () => {
     const row = await store.read((tx) => tx.get<{ value: string }>(`SELECT value FROM meta WHERE name = 'counter'`));
     expect(row?.value).toBe('480');
     await store.close();
-  });
+  }, 120_000);
 
   test('eight processes racing guarded claims never claim an issue twice', async () => {
     const path = join(scratch.dir, 'claims.db');
@@ -70,5 +72,5 @@ describe('file store across processes', () => {
     const events = await store.read((tx) => tx.get<{ n: number; issues: number }>(`SELECT count(*) AS n, count(DISTINCT issue_id) AS issues FROM events`));
     expect(events).toEqual({ n: 200, issues: 200 });
     await store.close();
-  });
+  }, 120_000);
 });
