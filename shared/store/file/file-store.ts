@@ -3,14 +3,15 @@ import { StoreUnavailableError } from '../../errors.js';
 import type { Result } from '../../result.js';
 import type { Store, StoreInfo, Tx } from '../store.js';
 import { compact } from './compaction.js';
-import { migrationStatements } from './database.js';
 import type { FileSystem } from './file-system.js';
 import { errnoCode, statOrUndefined } from './file-system.js';
 import type { FileLock, LockHold } from './file-lock.js';
 import { LockTimeoutError } from './file-lock.js';
 import { FileTx } from './file-tx.js';
+import type { LogFile } from './log-file.js';
 import type { LoggedStatement } from './log-format.js';
-import { encodeRecord } from './log-format.js';
+import type { LockedWriter } from './locked-write.js';
+import { appendAndCommit, makeDurable, migrate, prepareLog } from './locked-write.js';
 import { Mutex } from './mutex.js';
 import type { Replica } from './replica.js';
 import { LATEST_SCHEMA_VERSION } from './snapshot-header.js';
@@ -54,16 +55,27 @@ export class FileStore implements Store {
     });
   }
 
+  /**
+   * Runs `fn` under the lock and appends its statements to the log. The record is made
+   * durable after the lock is released and before this returns: holding the lock
+   * through `fdatasync` would make every writer queue behind every other's disk flush,
+   * while flushing outside it lets concurrent flushes share one journal commit. Nothing
+   * acknowledged is lost that way: an acknowledged write has been through an
+   * `fdatasync`, which flushes every earlier record of the file too, and records are
+   * only ever appended, so a crash can only cut off a tail of unacknowledged ones.
+   */
   write<T>(fn: (tx: Tx) => Promise<Result<T>>): Promise<Result<T>> {
     return this.mutex.run(async () => {
       const replica = this.open();
       // Most of the catching up happens here and while queueing, outside the lock.
       replica.catchUp();
       const hold = await this.acquire(() => replica.catchUp());
+      const appended: LogFile[] = [];
       try {
-        return await this.writeLocked(replica, hold, fn);
+        return await this.writeLocked(replica, hold, fn, appended);
       } finally {
         this.release(hold);
+        makeDurable(this.location, appended);
       }
     });
   }
@@ -116,9 +128,10 @@ export class FileStore implements Store {
     await this.write(async () => ({ ok: true, value: undefined }));
   }
 
-  private async writeLocked<T>(replica: Replica, hold: LockHold, fn: (tx: Tx) => Promise<Result<T>>): Promise<Result<T>> {
-    this.prepareLog(replica);
-    if (replica.userVersion < LATEST_SCHEMA_VERSION) this.migrateLocked(replica, hold);
+  private async writeLocked<T>(replica: Replica, hold: LockHold, fn: (tx: Tx) => Promise<Result<T>>, appended: LogFile[]): Promise<Result<T>> {
+    const writer: LockedWriter = { fs: this.parts.fs, lock: this.parts.lock, hold, replica, appended };
+    prepareLog(writer);
+    if (replica.userVersion < LATEST_SCHEMA_VERSION) migrate(writer);
     const recorded: LoggedStatement[] = [];
     // Taken only now, holding the lock: no later writer can commit an earlier time.
     const tx = new FileTx(replica.statements, this.parts.clock.now(), recorded);
@@ -136,73 +149,12 @@ export class FileStore implements Store {
       replica.rollback();
       return result;
     }
-    this.commit(replica, hold, recorded);
+    appendAndCommit(writer, recorded);
     if (replica.log && replica.log.validEnd >= this.parts.compactAfterBytes) {
       this.parts.lock.touch();
       compact(this.parts.fs, replica);
     }
     return result;
-  }
-
-  private migrateLocked(replica: Replica, hold: LockHold): void {
-    const recorded: LoggedStatement[] = migrationStatements(replica.userVersion).map((sql) => [sql, []] as const);
-    replica.exec('BEGIN');
-    try {
-      for (const [sql] of recorded) replica.statements.run(sql, []);
-    } catch (error) {
-      replica.rollback();
-      throw new StoreUnavailableError(this.location, `cannot migrate from schema ${replica.userVersion}: ${(error as Error).message}`);
-    }
-    this.commit(replica, hold, recorded);
-    replica.userVersion = LATEST_SCHEMA_VERSION;
-  }
-
-  /** Appends the record, then commits in memory; on any failure nothing has changed anywhere. */
-  private commit(replica: Replica, hold: LockHold, recorded: LoggedStatement[]): void {
-    const log = replica.log;
-    if (!log || !this.parts.lock.isHeld(hold)) {
-      replica.rollback();
-      throw new StoreUnavailableError(this.location, 'the lock was taken over while writing (this process was judged stale)');
-    }
-    const seq = replica.appliedSeq + 1;
-    const record = encodeRecord(seq, recorded);
-    try {
-      log.append(record, seq, record.readUInt32LE(4));
-    } catch (error) {
-      replica.rollback();
-      throw new StoreUnavailableError(this.location, `cannot append to the operation log (${errnoCode(error) ?? (error as Error).message})`);
-    }
-    try {
-      replica.exec('COMMIT');
-    } catch (error) {
-      // The record is durable but this copy could not take it: rebuild the copy from the
-      // files, where the record is, before anything else reads it.
-      replica.rollback();
-      replica.discard();
-      throw new StoreUnavailableError(this.location, `committed, but this copy failed to follow (${(error as Error).message})`);
-    }
-    replica.appliedSeq = seq;
-  }
-
-  /** Under the lock: a log to append to, ending with a complete record. */
-  private prepareLog(replica: Replica): void {
-    replica.catchUp();
-    if (!replica.log) {
-      // The log is missing (creation died before writing it, or someone deleted it):
-      // fold this copy into a snapshot first so that no other process meets a gap.
-      if (!compact(this.parts.fs, replica) || !replica.log) {
-        throw new StoreUnavailableError(this.location, 'cannot create the operation log');
-      }
-    }
-    const log = replica.log;
-    if (!log.writable) throw new StoreUnavailableError(this.location, 'the operation log is read-only');
-    let torn: number;
-    try {
-      torn = log.truncateTornTail();
-    } catch (error) {
-      throw new StoreUnavailableError(this.location, `cannot cut an unfinished record off the log (${errnoCode(error) ?? (error as Error).message})`);
-    }
-    if (torn > 0) console.error(`baton: removed ${torn} bytes of an unfinished record from ${replica.paths.log}`);
   }
 
   private async acquire(whileWaiting: () => void): Promise<LockHold> {

@@ -25,6 +25,7 @@ export class LogFile {
   /** File size when last looked at (includes a torn tail, if any). */
   seenSize = LOG_HEADER_SIZE;
   private last: { seq: number; crc: number; start: number } | undefined;
+  private isClosed = false;
 
   private constructor(
     private readonly fs: FileSystem,
@@ -139,14 +140,13 @@ export class LogFile {
   }
 
   /**
-   * Appends one encoded record and makes it durable. On failure the file is cut back
-   * to where it was, so the record never existed for anyone, and the error rethrown.
+   * Appends one encoded record (not yet durable: see `sync`). On failure the file is cut
+   * back to where it was, so the record never existed for anyone, and the error rethrown.
    */
   append(record: Buffer, seq: number, crc: number): void {
     const start = this.validEnd;
     try {
       writeAt(this.fs, this.fd, record, start);
-      this.fs.fdatasyncSync(this.fd);
     } catch (error) {
       try {
         this.fs.ftruncateSync(this.fd, start);
@@ -160,8 +160,23 @@ export class LogFile {
     this.last = { seq, crc, start };
   }
 
+  /**
+   * Makes every record written so far durable, by any process: `fdatasync` flushes the
+   * file's pages whoever wrote them.
+   */
+  sync(): void {
+    this.fs.fdatasyncSync(this.fd);
+  }
+
+  /** Whether `close` was called (the descriptor number may already belong to another file). */
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
   /** Closes the descriptor. */
   close(): void {
+    if (this.isClosed) return;
+    this.isClosed = true;
     try {
       this.fs.closeSync(this.fd);
     } catch {

@@ -1,0 +1,108 @@
+import { StoreUnavailableError } from '../../errors.js';
+import { compact } from './compaction.js';
+import { migrationStatements } from './database.js';
+import type { FileSystem } from './file-system.js';
+import { errnoCode } from './file-system.js';
+import type { FileLock, LockHold } from './file-lock.js';
+import type { LogFile } from './log-file.js';
+import type { LoggedStatement } from './log-format.js';
+import { encodeRecord } from './log-format.js';
+import type { Replica } from './replica.js';
+import { LATEST_SCHEMA_VERSION } from './snapshot-header.js';
+
+/** One write holding the cross-process lock: what its steps share. */
+export interface LockedWriter {
+  fs: FileSystem;
+  lock: FileLock;
+  hold: LockHold;
+  replica: Replica;
+  /** The logs records were appended to, for the flush once the lock is released. */
+  appended: LogFile[];
+}
+
+/** Under the lock: catches up and leaves a log to append to that ends with a complete record. */
+export function prepareLog({ fs, replica }: LockedWriter): void {
+  const location = replica.paths.snapshot;
+  replica.catchUp();
+  if (!replica.log) {
+    // The log is missing (creation died before writing it, or someone deleted it):
+    // fold this copy into a snapshot first so that no other process meets a gap.
+    if (!compact(fs, replica) || !replica.log) throw new StoreUnavailableError(location, 'cannot create the operation log');
+  }
+  const log = replica.log;
+  if (!log.writable) throw new StoreUnavailableError(location, 'the operation log is read-only');
+  let torn: number;
+  try {
+    torn = log.truncateTornTail();
+  } catch (error) {
+    throw new StoreUnavailableError(location, `cannot cut an unfinished record off the log (${describe(error)})`);
+  }
+  if (torn > 0) console.error(`baton: removed ${torn} bytes of an unfinished record from ${replica.paths.log}`);
+}
+
+/** Brings this copy to the latest schema as a record of its own, which every process replays. */
+export function migrate(writer: LockedWriter): void {
+  const { replica } = writer;
+  const recorded: LoggedStatement[] = migrationStatements(replica.userVersion).map((sql) => [sql, []] as const);
+  replica.exec('BEGIN');
+  try {
+    for (const [sql] of recorded) replica.statements.run(sql, []);
+  } catch (error) {
+    replica.rollback();
+    throw new StoreUnavailableError(replica.paths.snapshot, `cannot migrate from schema ${replica.userVersion}: ${(error as Error).message}`);
+  }
+  appendAndCommit(writer, recorded);
+  replica.userVersion = LATEST_SCHEMA_VERSION;
+}
+
+/**
+ * Appends the open transaction's record to the log, then commits it in memory. When the
+ * append fails, the transaction is rolled back and the log cut back: nothing changed.
+ */
+export function appendAndCommit({ lock, hold, replica, appended }: LockedWriter, recorded: LoggedStatement[]): void {
+  const location = replica.paths.snapshot;
+  const log = replica.log;
+  if (!log || !lock.isHeld(hold)) {
+    replica.rollback();
+    throw new StoreUnavailableError(location, 'the lock was taken over while writing (this process was judged stale)');
+  }
+  const seq = replica.appliedSeq + 1;
+  const record = encodeRecord(seq, recorded);
+  try {
+    log.append(record, seq, record.readUInt32LE(4));
+    appended.push(log);
+  } catch (error) {
+    replica.rollback();
+    throw new StoreUnavailableError(location, `cannot append to the operation log (${describe(error)})`);
+  }
+  try {
+    replica.exec('COMMIT');
+  } catch (error) {
+    // The record is in the log but this copy could not take it: rebuild the copy from the
+    // files, where the record is, before anything else reads it.
+    replica.rollback();
+    replica.discard();
+    throw new StoreUnavailableError(location, `committed, but this copy failed to follow (${(error as Error).message})`);
+  }
+  replica.appliedSeq = seq;
+}
+
+/**
+ * Flushes the log a write appended to; runs after the lock is released (see
+ * `FileStore.write`). A log that compaction has meanwhile closed needs nothing: the
+ * snapshot that replaced it was fsynced with the record inside.
+ */
+export function makeDurable(location: string, appended: LogFile[]): void {
+  const log = appended[appended.length - 1];
+  if (!log || log.closed) return;
+  try {
+    log.sync();
+  } catch (error) {
+    // Other processes may already have built on the record, so it cannot be taken back.
+    throw new StoreUnavailableError(location, `cannot flush the operation log to disk (${describe(error)}); the change may be lost in a power failure`);
+  }
+}
+
+function describe(error: unknown): string {
+  return errnoCode(error) ?? (error as Error).message;
+}
