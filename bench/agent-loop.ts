@@ -35,6 +35,9 @@ export interface Window {
   durationMs: number;
 }
 
+/** What the benchmark sends an agent: run the loop in this window, or leave. */
+export type AgentCommand = ({ type: 'window' } & Window) | { type: 'exit' };
+
 export interface LoopResult {
   /** Latencies in ms of the operations inside the window, by operation. */
   latencies: Record<Op, number[]>;
@@ -61,7 +64,8 @@ export async function sleepUntil(at: number): Promise<void> {
 export async function runLoop(ops: AgentOps, window: Window): Promise<LoopResult> {
   const measureFrom = window.startAt + window.warmupMs;
   const end = measureFrom + window.durationMs;
-  const seconds = Math.ceil(window.durationMs / 1000);
+  // Whole seconds only: a part-second at the end would look like a second without claims.
+  const seconds = Math.floor(window.durationMs / 1000);
   const result: LoopResult = {
     latencies: { claim: [], heartbeat: [], checkpoint: [], done: [], reopen: [] },
     claims: [],
@@ -99,7 +103,8 @@ export async function runLoop(ops: AgentOps, window: Window): Promise<LoopResult
     if (startedAt >= measureFrom && startedAt < end) {
       const at = startedAt - measureFrom;
       result.claims.push({ key: claimed.key, fence: claimed.fence, at });
-      result.perSecond[Math.min(seconds - 1, Math.floor(at / 1000))]++;
+      const second = Math.floor(at / 1000);
+      if (second < seconds) result.perSecond[second]++;
     }
     step++;
     for (const [op, call] of [

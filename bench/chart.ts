@@ -14,7 +14,7 @@ interface Series {
 }
 
 const WIDTH = 920;
-const HEIGHT = 400;
+const HEIGHT = 460;
 const PANEL = { w: 380, h: 260, top: 70, left: [70, 530] };
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -69,13 +69,18 @@ export function renderChart(results: BenchResults): string {
     const v = (maxClaims * i) / 5;
     gridLine(parts, PANEL.left[0], yClaims(v), num(v));
   }
+  const labels: { procs: number; y: number; text: string; color: string }[] = [];
   for (const s of all) {
     plot(parts, s, s.points.map((p) => [x(PANEL.left[0], p.procs), yClaims(p.claims)]));
     for (const p of s.points) {
-      if (p.ratio !== undefined && Number.isFinite(p.ratio)) {
-        parts.push(`<text x="${x(PANEL.left[0], p.procs) + 7}" y="${yClaims(p.claims) - 6}" fill="${s.color}" font-size="11">${num(p.ratio)}×</text>`);
-      }
+      if (p.ratio !== undefined && Number.isFinite(p.ratio)) labels.push({ procs: p.procs, y: yClaims(p.claims) + 4, text: `${num(p.ratio)}× native`, color: s.color });
     }
+  }
+  // Ratio labels beside their points, pushed apart where they would overlap.
+  for (const p of procs) {
+    const column = labels.filter((l) => l.procs === p).sort((a, b) => a.y - b.y);
+    for (let i = 1; i < column.length; i++) column[i].y = Math.max(column[i].y, column[i - 1].y + 12);
+    for (const l of column) parts.push(`<text x="${x(PANEL.left[0], p) + 8}" y="${l.y.toFixed(1)}" fill="${l.color}" font-size="10">${l.text}</text>`);
   }
 
   // Right: p99, log scale.
@@ -93,7 +98,7 @@ export function renderChart(results: BenchResults): string {
   // Legend.
   all.forEach((s, i) => {
     const lx = 70 + (i % 2) * 420;
-    const ly = HEIGHT - 28 + Math.floor(i / 2) * 16 - (all.length > 2 ? 8 : 0);
+    const ly = PANEL.top + PANEL.h + 62 + Math.floor(i / 2) * 18;
     parts.push(`<line x1="${lx}" x2="${lx + 26}" y1="${ly - 4}" y2="${ly - 4}" stroke="${s.color}" stroke-width="2.5"${s.dash ? ` stroke-dasharray="${s.dash}"` : ''}/>`);
     parts.push(`<text x="${lx + 32}" y="${ly}">${esc(s.name)}</text>`);
   });

@@ -10,23 +10,25 @@ import type { Store, Tx } from '../shared/store/store.js';
  * - `commit`: from the callback's end until the call returns — encoding, appending and
  *   fsyncing the record, committing, releasing the lock (the reference: `COMMIT`).
  *
- * Also counts statements per transaction, and how many of them changed data.
+ * Also counts statements per transaction, and how many of them changed data. Samples
+ * are kept per operation of the work loop (`current()` names the one under way).
  */
-export interface Phases {
+export interface PhaseSamples {
   wait: number[];
   work: number[];
   commit: number[];
   statements: number[];
   changes: number[];
-  /** Whole read transactions. */
-  reads: number[];
 }
 
-export function emptyPhases(): Phases {
-  return { wait: [], work: [], commit: [], statements: [], changes: [], reads: [] };
-}
+export type Phases = Record<string, PhaseSamples>;
 
-export function instrument(store: Store, phases: Phases, recording: () => boolean): Store {
+/**
+ * `spans()` receives, for every write inside the window, the epoch times when its callback
+ * started and when the write returned, flat: [start, end, start, end, …]. Merged across
+ * processes they show how long the lock sat free between one writer and the next.
+ */
+export function instrument(store: Store, phases: () => Phases, spans: () => number[], recording: () => boolean, current: () => string): Store {
   const counted = (tx: Tx, counts: { statements: number; changes: number }): Tx => ({
     now: tx.now,
     dialect: tx.dialect,
@@ -44,39 +46,40 @@ export function instrument(store: Store, phases: Phases, recording: () => boolea
       return tx.run(sql, params);
     },
   });
+  const samplesOf = (op: string) => (phases()[op] ??= { wait: [], work: [], commit: [], statements: [], changes: [] });
+  const timed = async <T>(kind: 'read' | 'write', call: (wrap: (fn: (tx: Tx) => Promise<T>) => (tx: Tx) => Promise<T>) => Promise<T>): Promise<T> => {
+    const op = current();
+    const counts = { statements: 0, changes: 0 };
+    const started = performance.now();
+    let entered = 0;
+    let left = 0;
+    const result = await call((fn) => async (tx) => {
+      entered = performance.now();
+      try {
+        return await fn(counted(tx, counts));
+      } finally {
+        left = performance.now();
+      }
+    });
+    if (recording() && entered > 0) {
+      const s = samplesOf(kind === 'read' ? `${op}:read` : op);
+      s.wait.push(entered - started);
+      s.work.push(left - entered);
+      s.commit.push(performance.now() - left);
+      s.statements.push(counts.statements);
+      s.changes.push(counts.changes);
+      if (kind === 'write') {
+        const end = performance.now();
+        spans().push(performance.timeOrigin + entered, performance.timeOrigin + end);
+      }
+    }
+    return result;
+  };
   return {
     backend: store.backend,
     location: store.location,
-    async read(fn) {
-      const started = performance.now();
-      try {
-        return await store.read(fn);
-      } finally {
-        if (recording()) phases.reads.push(performance.now() - started);
-      }
-    },
-    async write(fn) {
-      const counts = { statements: 0, changes: 0 };
-      const started = performance.now();
-      let entered = 0;
-      let left = 0;
-      const result = await store.write(async (tx) => {
-        entered = performance.now();
-        try {
-          return await fn(counted(tx, counts));
-        } finally {
-          left = performance.now();
-        }
-      });
-      if (recording() && entered > 0) {
-        phases.wait.push(entered - started);
-        phases.work.push(left - entered);
-        phases.commit.push(performance.now() - left);
-        phases.statements.push(counts.statements);
-        phases.changes.push(counts.changes);
-      }
-      return result;
-    },
+    read: (fn) => timed('read', (wrap) => store.read(wrap(fn))),
+    write: (fn) => timed('write', (wrap) => store.write(wrap(fn))),
     version: () => store.version(),
     info: () => store.info(),
     close: () => store.close(),

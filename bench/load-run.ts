@@ -4,26 +4,35 @@ import { join } from 'node:path';
 import type { LoopResult, Op } from './agent-loop.js';
 import { epochNow, OPS } from './agent-loop.js';
 import { countDoubleClaims, starvation } from './checks.js';
+import type { Phases } from './instrument.js';
 import type { McpAgentArgs, McpAgentMessage } from './mcp-agent.js';
-import { emptyPhases, type Phases } from './instrument.js';
 import { processCpuMs, processMemory, round, summarize, type Summary } from './stats.js';
 import { openBenchStore, type StoreKind } from './stores.js';
 import type { WorkerArgs, WorkerMessage } from './worker.js';
 
-/** One load configuration: which store, reached how, how many issues and processes, for how long. */
-export interface LoadConfig {
+/** One set of agents: which store, reached how, how many issues and processes. */
+export interface SetConfig {
   kind: StoreKind;
   /** `store`: agents call the core in their own process; `mcp`: each agent talks to its own `baton serve`. */
   via: 'store' | 'mcp';
   issues: number;
   procs: number;
-  /** The database file (or PostgreSQL URL) of this run, already populated. */
+  /** The database file (or PostgreSQL URL) of this set, already populated. */
   target: string;
-  warmupMs: number;
-  durationMs: number;
-  /** Folder of the bundled benchmark (worker.js, mcp-agent.js) and the built CLI. */
+  /** Folder of the bundled benchmark (worker.js, mcp-agent.js). */
   benchDir: string;
+  /** The built CLI (`dist/cli.js`), for MCP agents. */
   cli: string;
+}
+
+/** One operation's transactions: time waiting, working under the lock, committing; statements run. */
+export interface PhaseSummary {
+  count: number;
+  waitMs: { p50: number; p99: number; mean: number };
+  workMs: { p50: number; p99: number; mean: number };
+  commitMs: { p50: number; p99: number; mean: number };
+  statements: number;
+  changes: number;
 }
 
 export interface LoadResult {
@@ -32,13 +41,15 @@ export interface LoadResult {
   issues: number;
   procs: number;
   claimsPerSec: number;
+  /** Claims per second in each measured window, in order (the windows of all sets interleave). */
+  claimsPerSecByRound: number[];
   /** Claim latency (next_issue). */
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
-  /** Peak resident memory of the busiest measured process (the server for MCP runs). */
+  /** Peak resident memory of the busiest measured process over its life (the server for MCP runs). */
   rssMb: number;
-  /** Resident memory at the end of the window, largest of the measured processes. */
+  /** Resident memory at the end of the windows, largest of the measured processes. */
   rssEndMb: number;
   doubleClaims: number;
   doubleClaimExamples?: string[];
@@ -51,15 +62,23 @@ export interface LoadResult {
   claimsPerAgent: number[];
   failures: Record<string, number>;
   empty: number;
+  /** Measured time, all windows together. */
   durationMs: number;
   openMs: number;
   /** CPU time of the measured processes (workers, or servers) per operation, in ms. */
   cpuMsPerOp: number | null;
   /** CPU time of the MCP agents (the clients) per operation, in ms; MCP runs only. */
   clientCpuMsPerOp?: number | null;
-  /** Store-direct runs: where each write transaction's time went (see instrument.ts). */
-  phases?: { waitMs: Summary; workMs: Summary; commitMs: Summary; statementsPerWrite: number; changesPerWrite: number; readMs: Summary };
-  /** Load average of the machine when the run ended (other work on it skews absolute figures). */
+  /**
+   * Store-direct runs on one file: how busy the write lock was. `busyShare` is the share of
+   * the windows in which some process was inside a write (from its callback's start to its
+   * return); `gapMs` the time from one write's return to the next one's callback, across
+   * processes (hand-over, catching up under the lock, taking it).
+   */
+  lock?: { busyShare: number; gapMs: { p50: number; p99: number; mean: number }; writes: number };
+  /** Store-direct runs: where each operation's transaction time went, by operation (see instrument.ts). */
+  phases?: Record<string, PhaseSummary>;
+  /** Load average of the machine when the last window ended (other work on it skews absolute figures). */
   loadAvg: number;
 }
 
@@ -67,16 +86,27 @@ type Message = WorkerMessage | McpAgentMessage;
 
 interface Agent {
   child: ChildProcess;
-  /** The process whose memory counts: the worker itself, or its server. */
+  /** The process whose memory and CPU count: the worker itself, or its server. */
   measuredPid: number;
   openMs: number;
-  result?: LoopResult;
-  phases?: Phases;
+}
+
+interface WindowResult {
+  durationMs: number;
+  loops: LoopResult[];
+  phases: Phases[];
+  spans: number[][];
+  cpuMs: number;
+  clientCpuMs: number;
+  rssEndMb: number;
 }
 
 function nextMessage(child: ChildProcess, type: string, timeoutMs: number, what: string): Promise<Message> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${what}: no '${type}' within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`${what}: no '${type}' within ${timeoutMs} ms`));
+    }, timeoutMs);
     const onMessage = (m: Message) => {
       if (m.type === 'error') {
         cleanup();
@@ -100,143 +130,6 @@ function nextMessage(child: ChildProcess, type: string, timeoutMs: number, what:
   });
 }
 
-/** Starts the agents, runs the window, collects and checks. Every child is gone when it returns. */
-export async function runLoad(config: LoadConfig): Promise<LoadResult> {
-  const agents: Agent[] = [];
-  const children: ChildProcess[] = [];
-  try {
-    // BATON_BENCH_CPU_PROF=<dir> writes a V8 CPU profile of every store-direct agent.
-    const profileDir = process.env.BATON_BENCH_CPU_PROF;
-    const execArgv = profileDir && config.via === 'store' ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-    for (let i = 0; i < config.procs; i++) {
-      const agent = `bench-${i + 1}`;
-      const child =
-        config.via === 'mcp'
-          ? fork(join(config.benchDir, 'mcp-agent.js'), [JSON.stringify({ cli: config.cli, db: config.target, agent } satisfies McpAgentArgs)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
-          : fork(join(config.benchDir, 'worker.js'), [JSON.stringify({ kind: config.kind, target: config.target, agent } satisfies WorkerArgs)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv });
-      children.push(child);
-    }
-    const readies = await Promise.all(children.map((child, i) => nextMessage(child, 'ready', 120_000, `agent ${i + 1}`)));
-    readies.forEach((m, i) => {
-      if (m.type !== 'ready') return;
-      agents.push({ child: children[i], measuredPid: 'serverPid' in m ? m.serverPid : m.pid, openMs: m.openMs });
-    });
-
-    const startAt = epochNow() + 300;
-    const window = { startAt, warmupMs: config.warmupMs, durationMs: config.durationMs };
-    const results = agents.map((a, i) => nextMessage(a.child, 'result', config.warmupMs + config.durationMs + 120_000, `agent ${i + 1}`));
-    for (const a of agents) a.child.send(window);
-    const cpu = (pids: number[]) => pids.reduce((sum, pid) => sum + (processCpuMs(pid) ?? NaN), 0);
-    const measuredPids = agents.map((a) => a.measuredPid);
-    const clientPids = config.via === 'mcp' ? agents.map((a) => a.child.pid!) : [];
-    let cpuAtStart = { measured: NaN, clients: NaN };
-    let cpuAtEnd = { measured: NaN, clients: NaN };
-    const cpuTimers = [
-      setTimeout(() => (cpuAtStart = { measured: cpu(measuredPids), clients: cpu(clientPids) }), startAt + config.warmupMs - epochNow()),
-      setTimeout(() => (cpuAtEnd = { measured: cpu(measuredPids), clients: cpu(clientPids) }), startAt + config.warmupMs + config.durationMs - epochNow()),
-    ];
-    // Resident memory sampled through the window: the figure at its end is the steady one.
-    let rssEnd = 0;
-    const sampler = setInterval(() => {
-      if (epochNow() < startAt + config.warmupMs) return;
-      let largest = 0;
-      for (const a of agents) largest = Math.max(largest, processMemory(a.measuredPid)?.rssMb ?? 0);
-      if (largest > 0) rssEnd = largest;
-    }, 250);
-    const answers = await Promise.all(results).finally(() => {
-      clearInterval(sampler);
-      for (const t of cpuTimers) clearTimeout(t);
-    });
-    answers.forEach((m, i) => {
-      if (m.type !== 'result') return;
-      agents[i].result = m.result;
-      if ('phases' in m) agents[i].phases = m.phases;
-    });
-    let rssPeak = 0;
-    for (const a of agents) rssPeak = Math.max(rssPeak, processMemory(a.measuredPid)?.peakMb ?? 0);
-
-    const loops = agents.map((a) => a.result!);
-    const latencies = Object.fromEntries(OPS.map((op) => [op, summarize(loops.flatMap((l) => l.latencies[op]))])) as Record<Op, Summary>;
-    const claims = loops.reduce((n, l) => n + l.claims.length, 0);
-    const operations = OPS.reduce((n, op) => n + latencies[op].count, 0);
-    const failures: Record<string, number> = {};
-    for (const l of loops) for (const [code, n] of Object.entries(l.failures)) failures[code] = (failures[code] ?? 0) + n;
-
-    // Release the agents before checking: the check opens the store itself.
-    for (const a of agents) a.child.send({ type: 'exit' });
-    await Promise.all(children.map((c) => exited(c, 10_000)));
-
-    const store = await openBenchStore(config.kind, config.target);
-    let double;
-    try {
-      double = await countDoubleClaims(store, loops);
-    } finally {
-      await store.close();
-    }
-    const seconds = config.durationMs / 1000;
-    const fair = starvation(loops);
-    const phases = mergePhases(agents.map((a) => a.phases));
-    const perOp = (ms: number) => (Number.isFinite(ms) && operations > 0 ? round(ms / operations) : null);
-    return {
-      store: config.kind,
-      via: config.via,
-      issues: config.issues,
-      procs: config.procs,
-      claimsPerSec: round(claims / seconds),
-      p50Ms: round(latencies.claim.p50),
-      p99Ms: round(latencies.claim.p99),
-      maxMs: round(latencies.claim.max),
-      rssMb: round(rssPeak),
-      rssEndMb: round(rssEnd),
-      doubleClaims: double.count,
-      ...(double.examples.length ? { doubleClaimExamples: double.examples } : {}),
-      ops: Object.fromEntries(OPS.map((op) => [op, roundSummary(latencies[op])])) as Record<Op, Summary>,
-      opsPerSec: round(operations / seconds),
-      ...fair,
-      claimsPerAgent: loops.map((l) => l.claims.length),
-      failures,
-      empty: loops.reduce((n, l) => n + l.empty, 0),
-      durationMs: config.durationMs,
-      openMs: round(Math.max(...agents.map((a) => a.openMs))),
-      cpuMsPerOp: perOp(cpuAtEnd.measured - cpuAtStart.measured),
-      ...(config.via === 'mcp' ? { clientCpuMsPerOp: perOp(cpuAtEnd.clients - cpuAtStart.clients) } : {}),
-      ...(phases ? { phases } : {}),
-      loadAvg: round(loadavg()[0]),
-    };
-  } finally {
-    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-  }
-}
-
-function mergePhases(list: (Phases | undefined)[]): LoadResult['phases'] {
-  const all = emptyPhases();
-  let any = false;
-  for (const p of list) {
-    if (!p) continue;
-    any = true;
-    all.wait.push(...p.wait);
-    all.work.push(...p.work);
-    all.commit.push(...p.commit);
-    all.statements.push(...p.statements);
-    all.changes.push(...p.changes);
-    all.reads.push(...p.reads);
-  }
-  if (!any || all.wait.length === 0) return undefined;
-  const mean = (v: number[]) => round(v.reduce((a, b) => a + b, 0) / v.length);
-  return {
-    waitMs: roundSummary(summarize(all.wait)),
-    workMs: roundSummary(summarize(all.work)),
-    commitMs: roundSummary(summarize(all.commit)),
-    statementsPerWrite: mean(all.statements),
-    changesPerWrite: mean(all.changes),
-    readMs: roundSummary(summarize(all.reads)),
-  };
-}
-
-function roundSummary(s: Summary): Summary {
-  return { count: s.count, p50: round(s.p50), p99: round(s.p99), max: round(s.max), mean: round(s.mean) };
-}
-
 function exited(child: ChildProcess, ms: number): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
@@ -249,4 +142,225 @@ function exited(child: ChildProcess, ms: number): Promise<void> {
       resolve();
     });
   });
+}
+
+/**
+ * The agent processes of one store at one size and process count, kept running while the
+ * benchmark runs windows on them, interleaved with the windows of the other stores, so
+ * that each store meets the same machine. Idle between windows.
+ */
+export class AgentSet {
+  private readonly windows: WindowResult[] = [];
+  private stopped = false;
+
+  private constructor(
+    readonly config: SetConfig,
+    private readonly agents: Agent[],
+    private readonly children: ChildProcess[],
+  ) {}
+
+  /** Starts the processes and waits until every one has its store open. */
+  static async start(config: SetConfig): Promise<AgentSet> {
+    // BATON_BENCH_CPU_PROF=<dir> writes a V8 CPU profile of every store-direct agent and every server.
+    const profileDir = process.env.BATON_BENCH_CPU_PROF;
+    const execArgv = profileDir && config.via === 'store' ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    const children: ChildProcess[] = [];
+    const stdio: ('ignore' | 'inherit' | 'ipc')[] = ['ignore', 'ignore', 'inherit', 'ipc'];
+    for (let i = 0; i < config.procs; i++) {
+      const agent = `bench-${i + 1}`;
+      children.push(
+        config.via === 'mcp'
+          ? fork(join(config.benchDir, 'mcp-agent.js'), [JSON.stringify({ cli: config.cli, db: config.target, agent, cpuProfileDir: profileDir } satisfies McpAgentArgs)], { stdio })
+          : fork(join(config.benchDir, 'worker.js'), [JSON.stringify({ kind: config.kind, target: config.target, agent } satisfies WorkerArgs)], { stdio, execArgv }),
+      );
+    }
+    try {
+      const readies = await Promise.all(children.map((child, i) => nextMessage(child, 'ready', 180_000, `agent ${i + 1}`)));
+      const agents = readies.map((m, i) => {
+        if (m.type !== 'ready') throw new Error('unexpected message');
+        return { child: children[i], measuredPid: 'serverPid' in m ? m.serverPid : m.pid, openMs: m.openMs };
+      });
+      return new AgentSet(config, agents, children);
+    } catch (error) {
+      for (const c of children) c.kill('SIGKILL');
+      throw error;
+    }
+  }
+
+  /**
+   * Runs every agent's loop for `durationMs` after `settleMs` unmeasured; `keep: false`
+   * for a warm-up whose figures are dropped.
+   */
+  async runWindow(settleMs: number, durationMs: number, keep = true): Promise<void> {
+    const startAt = epochNow() + 100;
+    const results = this.agents.map((a, i) => nextMessage(a.child, 'result', settleMs + durationMs + 120_000, `agent ${i + 1}`));
+    for (const a of this.agents) a.child.send({ type: 'window', startAt, warmupMs: settleMs, durationMs });
+    const cpu = (pids: number[]) => pids.reduce((sum, pid) => sum + (processCpuMs(pid) ?? NaN), 0);
+    const measured = this.agents.map((a) => a.measuredPid);
+    const clients = this.config.via === 'mcp' ? this.agents.map((a) => a.child.pid!) : [];
+    let atStart = { measured: NaN, clients: NaN };
+    let atEnd = { measured: NaN, clients: NaN };
+    let rssEnd = 0;
+    const timers = [
+      setTimeout(() => (atStart = { measured: cpu(measured), clients: cpu(clients) }), startAt + settleMs - epochNow()),
+      setTimeout(() => (atEnd = { measured: cpu(measured), clients: cpu(clients) }), startAt + settleMs + durationMs - epochNow()),
+    ];
+    const sampler = setInterval(() => {
+      let largest = 0;
+      for (const pid of measured) largest = Math.max(largest, processMemory(pid)?.rssMb ?? 0);
+      if (largest > 0) rssEnd = largest;
+    }, 250);
+    let answers: Message[];
+    try {
+      answers = await Promise.all(results);
+    } finally {
+      clearInterval(sampler);
+      for (const t of timers) clearTimeout(t);
+    }
+    // The results can arrive before this process's own end-of-window timer ran (it is busy too).
+    if (Number.isNaN(atEnd.measured)) atEnd = { measured: cpu(measured), clients: cpu(clients) };
+    if (!keep) return;
+    const window: WindowResult = { durationMs, loops: [], phases: [], spans: [], cpuMs: atEnd.measured - atStart.measured, clientCpuMs: atEnd.clients - atStart.clients, rssEndMb: rssEnd };
+    for (const m of answers) {
+      if (m.type !== 'result') continue;
+      window.loops.push(m.result);
+      if ('phases' in m) {
+        window.phases.push(m.phases);
+        window.spans.push(m.spans);
+      }
+    }
+    this.windows.push(window);
+  }
+
+  /** Claims per second of the last window run. */
+  lastClaimsPerSec(): number {
+    const w = this.windows[this.windows.length - 1];
+    return w ? w.loops.reduce((n, l) => n + l.claims.length, 0) / (w.durationMs / 1000) : NaN;
+  }
+
+  /** Ends the processes (after reading their peak memory) and checks the store; answers the figures of all windows. */
+  async finish(): Promise<LoadResult> {
+    let rssPeak = 0;
+    for (const a of this.agents) rssPeak = Math.max(rssPeak, processMemory(a.measuredPid)?.peakMb ?? 0);
+    await this.stop();
+    const { config } = this;
+    const loops = this.windows.flatMap((w) => w.loops);
+    const byAgent = this.agents.map((_, i) => this.windows.map((w) => w.loops[i]).filter((l): l is LoopResult => l !== undefined));
+    const latencies = Object.fromEntries(OPS.map((op) => [op, summarize(loops.flatMap((l) => l.latencies[op]))])) as Record<Op, Summary>;
+    const claims = loops.reduce((n, l) => n + l.claims.length, 0);
+    const operations = OPS.reduce((n, op) => n + latencies[op].count, 0);
+    const failures: Record<string, number> = {};
+    for (const l of loops) for (const [code, n] of Object.entries(l.failures)) failures[code] = (failures[code] ?? 0) + n;
+    const durationMs = this.windows.reduce((n, w) => n + w.durationMs, 0);
+    const seconds = durationMs / 1000;
+    // Starvation is judged per agent over every whole second of every window.
+    const fair = starvation(byAgent.map((ls) => ({ ...ls[0], perSecond: ls.flatMap((l) => l.perSecond) }) as LoopResult));
+
+    const store = await openBenchStore(config.kind, config.target);
+    let double;
+    try {
+      double = await countDoubleClaims(store, loops);
+    } finally {
+      await store.close();
+    }
+    const cpuMs = this.windows.reduce((n, w) => n + w.cpuMs, 0);
+    const clientCpuMs = this.windows.reduce((n, w) => n + w.clientCpuMs, 0);
+    const perOp = (ms: number) => (Number.isFinite(ms) && operations > 0 ? round(ms / operations) : null);
+    const phases = mergePhases(this.windows.flatMap((w) => w.phases));
+    // PostgreSQL writers hold row locks, not one lock: their spans overlap and say nothing of hand-overs.
+    const lock = config.kind === 'postgres' ? undefined : lockUse(this.windows);
+    return {
+      store: config.kind,
+      via: config.via,
+      issues: config.issues,
+      procs: config.procs,
+      claimsPerSec: round(claims / seconds),
+      claimsPerSecByRound: this.windows.map((w) => round(w.loops.reduce((n, l) => n + l.claims.length, 0) / (w.durationMs / 1000))),
+      p50Ms: round(latencies.claim.p50),
+      p99Ms: round(latencies.claim.p99),
+      maxMs: round(latencies.claim.max),
+      rssMb: round(rssPeak),
+      rssEndMb: round(Math.max(0, ...this.windows.map((w) => w.rssEndMb))),
+      doubleClaims: double.count,
+      ...(double.examples.length ? { doubleClaimExamples: double.examples } : {}),
+      ops: Object.fromEntries(OPS.map((op) => [op, roundSummary(latencies[op])])) as Record<Op, Summary>,
+      opsPerSec: round(operations / seconds),
+      ...fair,
+      claimsPerAgent: byAgent.map((ls) => ls.reduce((n, l) => n + l.claims.length, 0)),
+      failures,
+      empty: loops.reduce((n, l) => n + l.empty, 0),
+      durationMs,
+      openMs: round(Math.max(...this.agents.map((a) => a.openMs))),
+      cpuMsPerOp: perOp(cpuMs),
+      ...(config.via === 'mcp' ? { clientCpuMsPerOp: perOp(clientCpuMs) } : {}),
+      ...(lock ? { lock } : {}),
+      ...(phases ? { phases } : {}),
+      loadAvg: round(loadavg()[0]),
+    };
+  }
+
+  /** Ends every process of the set; safe to call more than once. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const a of this.agents) if (a.child.connected) a.child.send({ type: 'exit' });
+    await Promise.all(this.children.map((c) => exited(c, 10_000)));
+    for (const c of this.children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  }
+}
+
+function lockUse(windows: readonly WindowResult[]): LoadResult['lock'] {
+  let busy = 0;
+  let duration = 0;
+  let writes = 0;
+  const gaps: number[] = [];
+  for (const w of windows) {
+    const spans: [number, number][] = [];
+    for (const flat of w.spans) for (let i = 0; i + 1 < flat.length; i += 2) spans.push([flat[i], flat[i + 1]]);
+    if (spans.length < 2) continue;
+    spans.sort((a, b) => a[0] - b[0]);
+    let coveredTo = -Infinity;
+    for (const [start, end] of spans) {
+      if (start > coveredTo) {
+        if (Number.isFinite(coveredTo)) gaps.push(start - coveredTo);
+        busy += end - start;
+      } else if (end > coveredTo) busy += end - coveredTo;
+      coveredTo = Math.max(coveredTo, end);
+    }
+    duration += w.durationMs;
+    writes += spans.length;
+  }
+  if (writes === 0) return undefined;
+  const s = summarize(gaps);
+  return { busyShare: round(busy / duration), gapMs: { p50: round(s.p50), p99: round(s.p99), mean: round(s.mean) }, writes };
+}
+
+function mergePhases(list: readonly Phases[]): Record<string, PhaseSummary> | undefined {
+  const merged: Phases = {};
+  for (const phases of list) {
+    for (const [op, p] of Object.entries(phases)) {
+      const m = (merged[op] ??= { wait: [], work: [], commit: [], statements: [], changes: [] });
+      m.wait.push(...p.wait);
+      m.work.push(...p.work);
+      m.commit.push(...p.commit);
+      m.statements.push(...p.statements);
+      m.changes.push(...p.changes);
+    }
+  }
+  if (Object.keys(merged).length === 0) return undefined;
+  const mean = (v: number[]) => round(v.reduce((a, b) => a + b, 0) / v.length);
+  const brief = (v: number[]) => {
+    const s = summarize(v);
+    return { p50: round(s.p50), p99: round(s.p99), mean: round(s.mean) };
+  };
+  return Object.fromEntries(
+    Object.entries(merged).map(([op, m]) => [
+      op,
+      { count: m.wait.length, waitMs: brief(m.wait), workMs: brief(m.work), commitMs: brief(m.commit), statements: mean(m.statements), changes: mean(m.changes) },
+    ]),
+  );
+}
+
+function roundSummary(s: Summary): Summary {
+  return { count: s.count, p50: round(s.p50), p99: round(s.p99), max: round(s.max), mean: round(s.mean) };
 }

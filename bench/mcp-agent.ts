@@ -1,7 +1,7 @@
 import { dirname } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { type AgentOps, type Failure, type LoopResult, runLoop, type Window } from './agent-loop.js';
+import { type AgentCommand, type AgentOps, type Failure, type LoopResult, runLoop } from './agent-loop.js';
 
 /*
  * An MCP agent: starts its own `baton serve` (the built CLI) over stdio with the SDK's
@@ -13,6 +13,7 @@ export interface McpAgentArgs {
   cli: string;
   db: string;
   agent: string;
+  cpuProfileDir?: string;
 }
 
 export type McpAgentMessage =
@@ -29,7 +30,8 @@ async function main(): Promise<void> {
   const opening = performance.now();
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [args.cli, 'serve', '--db', args.db],
+    // BATON_BENCH_CPU_PROF=<dir>: the server writes a V8 CPU profile when it exits.
+    args: [...(args.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${args.cpuProfileDir}`] : []), args.cli, 'serve', '--db', args.db],
     cwd: dirname(args.db),
     env: { ...getDefaultEnvironment(), BATON_AGENT: args.agent },
     stderr: 'pipe',
@@ -62,10 +64,12 @@ async function main(): Promise<void> {
   await client.callTool({ name: 'list_claims', arguments: {} });
   send({ type: 'ready', pid: process.pid, serverPid: transport.pid ?? 0, openMs: performance.now() - opening });
 
-  const window = await new Promise<Window>((resolve) => process.once('message', (m) => resolve(m as Window)));
-  const result = await runLoop(ops, window);
-  send({ type: 'result', result, stderr });
-  await new Promise((resolve) => process.once('message', resolve));
+  for (;;) {
+    const command = await new Promise<AgentCommand>((resolve) => process.once('message', (m) => resolve(m as AgentCommand)));
+    if (command.type === 'exit') break;
+    const result = await runLoop(ops, command);
+    send({ type: 'result', result, stderr });
+  }
   await client.close();
   process.exit(0);
 }

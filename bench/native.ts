@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { systemClock, type Clock } from '../shared/clock.js';
+import { StoreUnavailableError } from '../shared/errors.js';
 import type { Result } from '../shared/result.js';
 import type { Dialect, Row, SqlValue, Store, StoreInfo, Tx } from '../shared/store/store.js';
 
@@ -44,10 +45,11 @@ class NativeTx implements Tx {
 
 /** Opens an existing SQLite file (a copy of a Baton snapshot) as the reference store. */
 export function openNativeStore(path: string, clock: Clock = systemClock): Store {
-  const db = new Database(path);
+  const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+  // The busy timeout first: even switching to WAL (a no-op once the file is in WAL) can meet a busy writer.
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
-  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.pragma('foreign_keys = ON');
   const cache = new Map<string, Database.Statement>();
   const prepare = (sql: string) => {
@@ -87,7 +89,13 @@ export function openNativeStore(path: string, clock: Clock = systemClock): Store
     },
     write<T>(fn: (tx: Tx) => Promise<Result<T>>): Promise<Result<T>> {
       return serial(async () => {
-        beginImmediate.run();
+        try {
+          beginImmediate.run();
+        } catch (error) {
+          // Past the busy timeout: refused like the file store's lock timeout, nothing changed.
+          if ((error as { code?: string }).code === 'SQLITE_BUSY') throw new StoreUnavailableError(path, 'database is locked');
+          throw error;
+        }
         let result: Result<T>;
         try {
           result = await fn(new NativeTx(prepare, clock.now(), true));

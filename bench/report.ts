@@ -1,19 +1,26 @@
 import type { BenchResults, RunEntry, Verdict } from './results-shape.js';
-import { round } from './stats.js';
+import { median, round } from './stats.js';
 
-/** The figures of the native reference at the same size and process count, from the same round. */
+/**
+ * Ratios to the native reference at the same size and process count, from the same round.
+ * Throughput: the median of the per-window ratios (each Baton window beside the reference
+ * window of the same turn); latency and memory: over the whole round.
+ */
 export function addRatios(runs: RunEntry[]): void {
   for (const run of runs) {
     if (run.store === 'native') continue;
     const ref = runs.find((r) => r.store === 'native' && r.issues === run.issues && r.procs === run.procs);
     if (!ref) continue;
-    const ratio = (a: number, b: number) => (b > 0 && Number.isFinite(a) ? round(a / b) : NaN);
+    const ratio = (a: number, b: number) => (b > 0 && Number.isFinite(a) ? a / b : NaN);
+    const byWindow = run.claimsPerSecByRound.map((c, i) => ratio(c, ref.claimsPerSecByRound[i])).filter((r) => Number.isFinite(r));
     run.ratio = {
-      claimsPerSec: ratio(run.claimsPerSec, ref.claimsPerSec),
-      p50Ms: ratio(run.p50Ms, ref.p50Ms),
-      p99Ms: ratio(run.p99Ms, ref.p99Ms),
-      maxMs: ratio(run.maxMs, ref.maxMs),
-      rssMb: ratio(run.rssMb, ref.rssMb),
+      claimsPerSec: round(median(byWindow)),
+      claimsPerSecByWindow: byWindow.map(round),
+      claimsPerSecOverall: round(ratio(run.claimsPerSec, ref.claimsPerSec)),
+      p50Ms: round(ratio(run.p50Ms, ref.p50Ms)),
+      p99Ms: round(ratio(run.p99Ms, ref.p99Ms)),
+      maxMs: round(ratio(run.maxMs, ref.maxMs)),
+      rssMb: round(ratio(run.rssMb, ref.rssMb)),
     };
   }
 }
@@ -104,6 +111,22 @@ export function opsTable(runs: readonly RunEntry[]): string {
   const ops = ['claim', 'heartbeat', 'checkpoint', 'done', 'reopen'] as const;
   const lines = runs.map((r) => `${pad(`${k(r.issues)} x${r.procs} ${r.store}/${r.via}`, 24)} ${ops.map((op) => `${op} ${fmt(r.ops[op].p50)}/${fmt(r.ops[op].p99)}`).join('  ')}`);
   return ['per operation, p50/p99 ms:', ...lines].join('\n');
+}
+
+/** Store-direct runs: per operation, statements run and where the transaction's time went (means, ms). */
+export function phasesTable(runs: readonly RunEntry[]): string {
+  const ops = ['claim', 'heartbeat', 'checkpoint', 'done', 'reopen'];
+  const lines = runs
+    .filter((r) => r.phases)
+    .map((r) => {
+      const cells = ops.map((op) => {
+        const p = r.phases![op];
+        return p ? `${op} ${fmt(p.statements, 2)} st, ${fmt(p.waitMs.mean)}/${fmt(p.workMs.mean)}/${fmt(p.commitMs.mean)}` : `${op} -`;
+      });
+      const lock = r.lock ? `  | lock busy ${Math.round(r.lock.busyShare * 100)}% of the time, gap between writers p50 ${fmt(r.lock.gapMs.p50)} ms` : '';
+      return `${pad(`${k(r.issues)} x${r.procs} ${r.store}`, 18)} ${cells.join('  ')}${lock}`;
+    });
+  return ['store-direct, per operation: statements, then mean ms waiting (queue, catch-up, lock) / working (statements) / committing (append, fsync, release):', ...lines].join('\n');
 }
 
 export function targetsTable(verdicts: readonly Verdict[]): string {

@@ -5,7 +5,17 @@ import type { Summary } from './stats.js';
 /** A load run as bench/results/latest.json lists it, with its ratios to the reference of the same round. */
 export interface RunEntry extends LoadResult {
   /** This run's figures divided by the native reference's at the same issues and processes (absent for the reference). */
-  ratio?: { claimsPerSec: number; p50Ms: number; p99Ms: number; maxMs: number; rssMb: number };
+  ratio?: {
+    /** Median over the windows of (this store's claims/s) / (the reference's in the same turn). */
+    claimsPerSec: number;
+    claimsPerSecByWindow: number[];
+    /** Total claims over total claims, all windows together. */
+    claimsPerSecOverall: number;
+    p50Ms: number;
+    p99Ms: number;
+    maxMs: number;
+    rssMb: number;
+  };
 }
 
 /** One target of issue #6, judged. */
@@ -38,7 +48,9 @@ export interface BenchResults {
   date: string;
   quick: boolean;
   warmupSec: number;
+  /** Measured seconds per store and configuration, cut into windows of `windowSec` taken in turn. */
   durationSec: number;
+  windowSec: number;
   elapsedSec: number;
   generation: { store: string; issues: number; ms: number; bytes?: number }[];
   /** The disk's own cost in this round (see floor.ts), at the start and the end. */

@@ -6,10 +6,10 @@ import { POLL_MS } from '../extension/constants.js';
 import { renderChart } from './chart.js';
 import { buildDataset, copyForRun, type Dataset } from './dataset.js';
 import { measureFloor } from './floor.js';
-import { type LoadConfig, runLoad } from './load-run.js';
+import { AgentSet, type SetConfig } from './load-run.js';
 import { PostgresDatasets } from './postgres.js';
 import { modelProbe, readPathProbe, recoveryProbe, spawnProbe } from './probes.js';
-import { addRatios, judgeTargets, opsTable, probesText, runsTable, targetsTable } from './report.js';
+import { addRatios, judgeTargets, opsTable, phasesTable, probesText, runsTable, targetsTable } from './report.js';
 import type { BenchResults, RunEntry } from './results-shape.js';
 import { round } from './stats.js';
 import type { StoreKind } from './stores.js';
@@ -36,8 +36,12 @@ const { values: options } = parseArgs({
 const quick = options.quick === true;
 const sizes = options.issues ? options.issues.split(',').map(Number) : quick ? [10_000] : [1_000, 10_000, 50_000];
 const procCounts = options.procs ? options.procs.split(',').map(Number) : quick ? [1, 8] : [1, 4, 8];
-const durationSec = Number(options.seconds ?? (quick ? 5 : 10));
+const durationSec = Number(options.seconds ?? (quick ? 6 : 8));
 const warmupSec = Number(options.warmup ?? (quick ? 1 : 2));
+/** Each store's measured time is cut into windows of this many seconds, interleaved with the other stores'. */
+const WINDOW_SEC = 2;
+/** Unmeasured time at the start of every window, while the agents wake up. */
+const SETTLE_MS = 300;
 const pgUrl = process.env.BATON_BENCH_DATABASE_URL ?? process.env.BATON_TEST_DATABASE_URL;
 
 const benchDir = __dirname;
@@ -79,6 +83,7 @@ async function main(): Promise<void> {
     quick,
     warmupSec,
     durationSec,
+    windowSec: WINDOW_SEC,
     elapsedSec: 0,
     generation: [],
     floor: { start: measureFloor(work) },
@@ -100,8 +105,11 @@ async function main(): Promise<void> {
     kinds.push(['postgres', 'store']);
     progress(`PostgreSQL ${results.postgres.version} (fsync ${results.postgres.fsync}, synchronous_commit ${results.postgres.synchronousCommit})`);
   }
-  const total = sizes.length * procCounts.length * kinds.length;
-  progress(`${total} runs of ${warmupSec}+${durationSec} s over ${sizes.map(k).join(', ')} issues with ${procCounts.join(', ')} processes; work folder ${work}`);
+  const total = sizes.length * procCounts.length;
+  progress(
+    `${total} rounds over ${sizes.map(k).join(', ')} issues with ${procCounts.join(', ')} processes: ${kinds.map(([kind, via]) => `${kind}/${via}`).join(', ')}, ` +
+      `each ${durationSec} s in ${WINDOW_SEC} s windows taken in turn, after ${warmupSec} s of warm-up; work folder ${work}`,
+  );
 
   try {
     let n = 0;
@@ -116,24 +124,14 @@ async function main(): Promise<void> {
         results.generation.push({ store: 'postgres', issues, ms: round(ms) });
         progress(`generated ${k(issues)} issues on PostgreSQL in ${(ms / 1000).toFixed(1)} s`);
       }
-      for (const [i, procs] of procCounts.entries()) {
-        // Rotate the order within each round, so drift on the machine does not always favour one store.
-        const order = kinds.map((_, j) => kinds[(j + i) % kinds.length]);
-        for (const [kind, via] of order) {
-          n++;
-          const label = `[${n}/${total}] ${k(issues)} issues x ${procs} ${kind}${kind === 'baton' ? ` via ${via === 'mcp' ? 'MCP' : 'store'}` : ''}`;
-          const target = kind === 'postgres' ? await postgres!.copy(issues, n) : await copyForRun(dataset, join(work, `run-${n}`), kind);
-          const config: LoadConfig = { kind, via, issues, procs, target, warmupMs: warmupSec * 1000, durationMs: durationSec * 1000, benchDir, cli };
-          progress(`${label} ...`);
-          try {
-            const run = await runLoad(config);
-            results.runs.push(run);
-            progress(`${label}: ${run.claimsPerSec} claims/s, claim p50 ${run.p50Ms} p99 ${run.p99Ms} max ${run.maxMs} ms, RSS ${run.rssMb} MB, double claims ${run.doubleClaims}, starved agent-seconds ${run.starvedAgentSeconds}`);
-          } catch (error) {
-            results.errors.push(`${label}: ${(error as Error).message}`);
-            progress(`${label} FAILED: ${(error as Error).message}`);
-          }
-          if (kind !== 'postgres') rmSync(join(work, `run-${n}`), { recursive: true, force: true });
+      for (const procs of procCounts) {
+        n++;
+        const label = `[${n}/${total}] ${k(issues)} issues x ${procs} procs`;
+        try {
+          results.runs.push(...(await measureRound(dataset, issues, procs, kinds, postgres, label, work, n)));
+        } catch (error) {
+          results.errors.push(`${label}: ${(error as Error).message}`);
+          progress(`${label} FAILED: ${(error as Error).message}`);
         }
       }
     }
@@ -150,10 +148,64 @@ async function main(): Promise<void> {
   results.elapsedSec = round((performance.now() - started) / 1000);
   results.targets = judgeTargets(results);
   write(results);
-  process.stdout.write(`\n${runsTable(results.runs as RunEntry[])}\n\n${opsTable(results.runs)}\n\n${probesText(results)}\n\ntargets:\n${targetsTable(results.targets)}\n`);
+  process.stdout.write(`\n${runsTable(results.runs as RunEntry[])}\n\n${opsTable(results.runs)}\n\n${phasesTable(results.runs)}\n\n${probesText(results)}\n\ntargets:\n${targetsTable(results.targets)}\n`);
   if (results.errors.length) process.stdout.write(`\nerrors:\n${results.errors.join('\n')}\n`);
   process.stdout.write(`\nwrote bench/results/latest.json and bench/results/chart.svg (${results.elapsedSec} s)\n`);
 }
+
+/** One label per set, for progress lines. */
+function setName(kind: StoreKind, via: 'store' | 'mcp'): string {
+  return kind === 'baton' ? `baton via ${via === 'mcp' ? 'MCP' : 'store'}` : kind;
+}
+
+/**
+ * One round: every store at one size and process count. All sets start first and stay up;
+ * then their windows take turns (the order rotating each time), so machine noise falls on
+ * all of them alike and every Baton window has a reference window next to it.
+ */
+async function measureRound(
+  dataset: Dataset,
+  issues: number,
+  procs: number,
+  kinds: [StoreKind, 'store' | 'mcp'][],
+  postgres: PostgresDatasets | null,
+  label: string,
+  work: string,
+  index: number,
+): Promise<RunEntry[]> {
+  const sets: AgentSet[] = [];
+  try {
+    for (const [i, [kind, via]] of kinds.entries()) {
+      const target =
+        kind === 'postgres' ? await postgres!.copy(issues, index * 10 + i) : await copyForRun(dataset, join(work, `run-${index}-${i}`), kind);
+      const config: SetConfig = { kind, via, issues, procs, target, benchDir, cli };
+      progress(`${label}: starting ${procs} ${setName(kind, via)} agent${procs > 1 ? 's' : ''}`);
+      sets.push(await AgentSet.start(config));
+    }
+    for (const set of sets) await set.runWindow(warmupSec * 1000, 0, false);
+    const windows = Math.max(1, Math.round(durationSec / WINDOW_SEC));
+    for (let w = 0; w < windows; w++) {
+      const order = sets.map((_, j) => sets[(j + w) % sets.length]);
+      for (const set of order) await set.runWindow(SETTLE_MS, (durationSec * 1000) / windows);
+      progress(`${label}: window ${w + 1}/${windows}: ${sets.map((s) => `${setName(s.config.kind, s.config.via)} ${round2(s.lastClaimsPerSec())}`).join(', ')} claims/s`);
+    }
+    const runs: RunEntry[] = [];
+    for (const set of sets) {
+      const run = await set.finish();
+      runs.push(run);
+      progress(
+        `${label} ${setName(run.store, run.via)}: ${run.claimsPerSec} claims/s, claim p50 ${run.p50Ms} p99 ${run.p99Ms} max ${run.maxMs} ms, ` +
+          `RSS ${run.rssMb} MB, double claims ${run.doubleClaims}, starved agent-seconds ${run.starvedAgentSeconds}`,
+      );
+    }
+    return runs;
+  } finally {
+    await Promise.all(sets.map((s) => s.stop()));
+    for (let i = 0; i < kinds.length; i++) rmSync(join(work, `run-${index}-${i}`), { recursive: true, force: true });
+  }
+}
+
+const round2 = (v: number) => (Number.isFinite(v) ? Number(v.toPrecision(3)) : NaN);
 
 async function probes(results: BenchResults, datasets: Map<number, Dataset>, work: string): Promise<void> {
   const probeSizes = quick ? [10_000].filter((n) => datasets.has(n)) : [...datasets.keys()].filter((n) => n >= 10_000);

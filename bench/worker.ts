@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { epochNow, type LoopResult, runLoop, type Window } from './agent-loop.js';
-import { emptyPhases, instrument, type Phases } from './instrument.js';
+import { type AgentCommand, type AgentOps, epochNow, type LoopResult, runLoop, type Window } from './agent-loop.js';
+import { instrument, type Phases } from './instrument.js';
 import { benchBaton, coreOps, openBenchStore, type StoreKind } from './stores.js';
 
 /*
  * A store-direct agent: one process that opens the shared store itself and runs the work
  * loop on Baton's core, the way a server process does minus MCP. Talks to the benchmark
- * over IPC: `ready` once open, then `start` with the window, `result` when done, and it
- * exits when told to (after the benchmark has read its memory figures).
+ * over IPC: `ready` once open; then for every `window` it is sent, one `result`; it
+ * exits on `exit` (after the benchmark has read its memory figures).
  */
 
 export interface WorkerArgs {
@@ -17,7 +17,7 @@ export interface WorkerArgs {
   agent: string;
 }
 
-export type WorkerMessage = { type: 'ready'; pid: number; openMs: number } | { type: 'result'; result: LoopResult; phases: Phases } | { type: 'error'; message: string };
+export type WorkerMessage = { type: 'ready'; pid: number; openMs: number } | { type: 'result'; result: LoopResult; phases: Phases; spans: number[] } | { type: 'error'; message: string };
 
 const args = JSON.parse(process.argv[2]) as WorkerArgs;
 const send = (message: WorkerMessage) => process.send!(message);
@@ -25,15 +25,35 @@ const send = (message: WorkerMessage) => process.send!(message);
 async function main(): Promise<void> {
   const opening = performance.now();
   const store = await openBenchStore(args.kind, args.target);
-  const phases = emptyPhases();
+  let phases: Phases = {};
+  let spans: number[] = [];
   let window: Window | undefined;
+  let op = 'other';
   const recording = () => window !== undefined && epochNow() >= window.startAt + window.warmupMs && epochNow() < window.startAt + window.warmupMs + window.durationMs;
-  const baton = benchBaton(instrument(store, phases, recording), args.agent, randomBytes(8).toString('hex'));
+  const baton = benchBaton(
+    instrument(store, () => phases, () => spans, recording, () => op),
+    args.agent,
+    randomBytes(8).toString('hex'),
+  );
+  const core = coreOps(baton);
+  // Names the operation under way, so the store's timings are kept per operation.
+  const ops: AgentOps = {
+    claim: () => ((op = 'claim'), core.claim()),
+    heartbeat: (c) => ((op = 'heartbeat'), core.heartbeat(c)),
+    checkpoint: (c, step) => ((op = 'checkpoint'), core.checkpoint(c, step)),
+    done: (c) => ((op = 'done'), core.done(c)),
+    reopen: (c) => ((op = 'reopen'), core.reopen(c)),
+  };
   send({ type: 'ready', pid: process.pid, openMs: performance.now() - opening });
-  window = await new Promise<Window>((resolve) => process.once('message', (m) => resolve(m as Window)));
-  const result = await runLoop(coreOps(baton), window);
-  send({ type: 'result', result, phases });
-  await new Promise((resolve) => process.once('message', resolve));
+  for (;;) {
+    const command = await new Promise<AgentCommand>((resolve) => process.once('message', (m) => resolve(m as AgentCommand)));
+    if (command.type === 'exit') break;
+    phases = {};
+    spans = [];
+    window = command;
+    const result = await runLoop(ops, window);
+    send({ type: 'result', result, phases, spans });
+  }
   await store.close();
   process.exit(0);
 }
