@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { Result } from '../../shared/result.js';
 import { harness, MINUTE, refusal, value } from '../helpers/core.js';
 
 const LEASE = 30 * MINUTE;
@@ -147,13 +148,14 @@ describe('expiry and reclaim', () => {
     value(await h.session('sweeper').sweep());
     const bob = h.session('bob');
     value(await bob.claimIssue({ key }));
-    for (const late of [
+    const lateWrites: Promise<Result<unknown>>[] = [
       alice.checkpoint({ key, claimToken: c.lease.claimToken!, note: 'late' }),
       alice.done({ key, claimToken: c.lease.claimToken!, summary: 'late' }),
       alice.release({ key, claimToken: c.lease.claimToken! }),
       alice.submitForReview({ key, claimToken: c.lease.claimToken!, summary: 'late' }),
       alice.heartbeat({ key, claimToken: c.lease.claimToken! }),
-    ]) {
+    ];
+    for (const late of lateWrites) {
       const error = refusal(await late);
       expect(error.code).toBe('CLAIM_LOST');
       expect(error.reason).toBe('reclaimed');
