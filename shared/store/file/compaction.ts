@@ -19,7 +19,7 @@ export function compact(fs: FileSystem, replica: Replica): boolean {
   try {
     removeLeftoverTemps(fs, paths);
     // One full copy of the database lives here until written; keep it no longer.
-    writeSnapshot(fs, paths, exportSnapshot(replica.statements.db, replica.appliedSeq));
+    writeSnapshot(fs, paths, exportSnapshot(replica.statements.db, replica.appliedSeq, replica.databaseId));
   } catch (error) {
     console.error(`baton: could not write a new snapshot of ${paths.snapshot}: ${(error as Error).message}`);
     return false;
@@ -30,7 +30,7 @@ export function compact(fs: FileSystem, replica: Replica): boolean {
 /** Starts a new, empty log generation at the replica's seq (the snapshot must already contain it). */
 export function replaceLog(fs: FileSystem, replica: Replica): boolean {
   try {
-    const log = LogFile.create(fs, replica.paths, replica.appliedSeq);
+    const log = LogFile.create(fs, replica.paths, replica.appliedSeq, replica.databaseId);
     replica.log?.close();
     replica.log = log;
     return true;

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { BATON_APPLICATION_ID, SQLITE_MIGRATIONS } from '../sqlite-schema.js';
 import type { SqlJs, SqlJsDatabase } from './sql-js.js';
 import { LATEST_SCHEMA_VERSION } from './snapshot-header.js';
@@ -8,13 +9,17 @@ import { LATEST_SCHEMA_VERSION } from './snapshot-header.js';
  * it privately just before exporting, and no rule may ever see two processes differ.
  */
 const STATE_TABLE = 'file_store_state';
-const CREATE_STATE_TABLE = `CREATE TABLE IF NOT EXISTS ${STATE_TABLE} (id INTEGER PRIMARY KEY CHECK (id = 1), applied_seq INTEGER NOT NULL)`;
+/** The id of a Baton file that has no store state yet. */
+const UNNAMED_DATABASE = '0'.repeat(32);
+const CREATE_STATE_TABLE = `CREATE TABLE IF NOT EXISTS ${STATE_TABLE} (id INTEGER PRIMARY KEY CHECK (id = 1), applied_seq INTEGER NOT NULL, database_id TEXT NOT NULL)`;
 
 /** A database copy in memory and the facts the store tracks about it. */
 export interface LoadedDatabase {
   db: SqlJsDatabase;
   appliedSeq: number;
   userVersion: number;
+  /** Random id minted when the database was created; its logs carry it too. */
+  databaseId: string;
 }
 
 /**
@@ -41,8 +46,10 @@ export function openSnapshotBytes(sqlJs: SqlJs, bytes: Uint8Array): LoadedDataba
     const userVersion = pragmaNumber(db, 'user_version');
     if (pragmaNumber(db, 'application_id') !== BATON_APPLICATION_ID) throw new Error('application_id mismatch');
     const hasState = db.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '${STATE_TABLE}'`).length > 0;
-    const appliedSeq = hasState ? Number(db.exec(`SELECT applied_seq FROM ${STATE_TABLE} WHERE id = 1`)[0]?.values[0]?.[0] ?? 0) : 0;
-    return { db, appliedSeq, userVersion };
+    const state = hasState ? db.exec(`SELECT applied_seq, database_id FROM ${STATE_TABLE} WHERE id = 1`)[0]?.values[0] : undefined;
+    // A file made before its first write has no state yet: every process reads it alike.
+    if (!state) return { db, appliedSeq: 0, userVersion, databaseId: UNNAMED_DATABASE };
+    return { db, appliedSeq: Number(state[0]), userVersion, databaseId: String(state[1]) };
   } catch (error) {
     db.close();
     throw error;
@@ -58,9 +65,10 @@ export function createDatabase(sqlJs: SqlJs): LoadedDatabase {
     for (const sql of migrationStatements(0)) db.exec(sql);
     db.exec(`PRAGMA application_id = ${BATON_APPLICATION_ID}`);
     db.exec(CREATE_STATE_TABLE);
-    db.exec(`INSERT INTO ${STATE_TABLE} (id, applied_seq) VALUES (1, 0)`);
+    const databaseId = randomBytes(16).toString('hex');
+    db.run(`INSERT INTO ${STATE_TABLE} (id, applied_seq, database_id) VALUES (1, 0, ?)`, [databaseId]);
     db.exec('COMMIT');
-    return { db, appliedSeq: 0, userVersion: LATEST_SCHEMA_VERSION };
+    return { db, appliedSeq: 0, userVersion: LATEST_SCHEMA_VERSION, databaseId };
   } catch (error) {
     db.close();
     throw error;
@@ -90,9 +98,9 @@ export function userVersionOf(db: SqlJsDatabase): number {
  * transaction (sql.js cannot export inside one). Allocates one full copy of the
  * database; the caller writes it out and drops it.
  */
-export function exportSnapshot(db: SqlJsDatabase, appliedSeq: number): Uint8Array {
+export function exportSnapshot(db: SqlJsDatabase, appliedSeq: number, databaseId: string): Uint8Array {
   db.exec(CREATE_STATE_TABLE);
-  db.run(`INSERT OR REPLACE INTO ${STATE_TABLE} (id, applied_seq) VALUES (1, ?)`, [appliedSeq]);
+  db.run(`INSERT OR REPLACE INTO ${STATE_TABLE} (id, applied_seq, database_id) VALUES (1, ?, ?)`, [appliedSeq, databaseId]);
   const bytes = db.export();
   configureConnection(db);
   return bytes;

@@ -71,9 +71,13 @@ export function tryCreateOwner(fs: FileSystem, dir: string, info: OwnerInfo): bo
   }
   try {
     fs.writeSync(fd, JSON.stringify(info));
-  } finally {
+  } catch (error) {
+    // A blank owner would make every waiter wait for it to turn stale: take it back.
     fs.closeSync(fd);
+    unlinkIfPresent(fs, `${dir}/${OWNER_FILE}`);
+    throw error;
   }
+  fs.closeSync(fd);
   return true;
 }
 

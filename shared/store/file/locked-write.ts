@@ -29,8 +29,14 @@ export function prepareLog({ fs, replica }: LockedWriter): void {
     // fold this copy into a snapshot first so that no other process meets a gap.
     if (!compact(fs, replica) || !replica.log) throw new StoreUnavailableError(location, 'cannot create the operation log');
   }
+  if (!replica.log.writable) {
+    // Opened while the folder was read-only: open it again, since that may have changed.
+    replica.log.close();
+    replica.log = undefined;
+    replica.catchUp();
+  }
   const log = replica.log;
-  if (!log.writable) throw new StoreUnavailableError(location, 'the operation log is read-only');
+  if (!log?.writable) throw new StoreUnavailableError(location, 'the operation log is read-only');
   let torn: number;
   try {
     torn = log.truncateTornTail();

@@ -66,12 +66,12 @@ export class LogFile {
    * Writes a new empty log continuing from `baseSeq` and renames it into place, so no
    * reader ever sees a log without its header.
    */
-  static create(fs: FileSystem, paths: StorePaths, baseSeq: number): LogFile {
+  static create(fs: FileSystem, paths: StorePaths, baseSeq: number, databaseId: string): LogFile {
     const tmp = `${paths.dir}/${paths.tmpPrefix}${process.pid}-${randomBytes(6).toString('hex')}`;
     try {
       const fd = fs.openSync(tmp, 'wx', 0o600);
       try {
-        writeAt(fs, fd, encodeLogHeader(baseSeq), 0);
+        writeAt(fs, fd, encodeLogHeader(baseSeq, databaseId), 0);
         fs.fsyncSync(fd);
       } finally {
         fs.closeSync(fd);

@@ -17,7 +17,7 @@ export const LOG_MAGIC = Buffer.from('BATONLOG', 'latin1');
 /** The format version this build writes and reads. */
 export const LOG_FORMAT = 1;
 /** Bytes of the log header. */
-export const LOG_HEADER_SIZE = 40;
+export const LOG_HEADER_SIZE = 56;
 /** Bytes of a record's framing before its payload. */
 export const RECORD_HEADER_SIZE = 16;
 /** A record larger than this is treated as corrupt framing rather than allocated. */
@@ -30,6 +30,8 @@ export type LoggedStatement = readonly [sql: string, params: readonly SqlValue[]
 export interface LogHeader {
   baseSeq: number;
   logId: string;
+  /** The database this log continues: a log is only ever replayed onto its own snapshot. */
+  databaseId: string;
 }
 
 /** A decoded record and where it sits in the file. */
@@ -43,13 +45,14 @@ export interface LogRecord {
   statements: LoggedStatement[];
 }
 
-/** Builds the header of a new log continuing from `baseSeq`. */
-export function encodeLogHeader(baseSeq: number): Buffer {
+/** Builds the header of a new log continuing database `databaseId` (32 hex digits) from `baseSeq`. */
+export function encodeLogHeader(baseSeq: number, databaseId: string): Buffer {
   const header = Buffer.alloc(LOG_HEADER_SIZE);
   LOG_MAGIC.copy(header, 0);
   header.writeUInt32LE(LOG_FORMAT, 8);
   header.writeBigUInt64LE(BigInt(baseSeq), 16);
   randomBytes(16).copy(header, 24);
+  Buffer.from(databaseId, 'hex').copy(header, 40, 0, 16);
   header.writeUInt32LE(headerCrc(header), 12);
   return header;
 }
@@ -64,7 +67,7 @@ export function decodeLogHeader(bytes: Buffer): LogHeader | { problem: string } 
   if (format !== LOG_FORMAT || bytes.readUInt32LE(12) !== headerCrc(bytes)) {
     return { problem: 'corrupt operation log header (checksum mismatch)' };
   }
-  return { baseSeq: Number(bytes.readBigUInt64LE(16)), logId: bytes.toString('hex', 24, 40) };
+  return { baseSeq: Number(bytes.readBigUInt64LE(16)), logId: bytes.toString('hex', 24, 40), databaseId: bytes.toString('hex', 40, 56) };
 }
 
 function headerCrc(header: Buffer): number {

@@ -104,8 +104,8 @@ async function createUnderLock(sqlJs: SqlJs, fs: FileSystem, paths: StorePaths, 
     removeLeftoverTemps(fs, paths);
     const loaded = createDatabase(sqlJs);
     try {
-      writeSnapshot(fs, paths, exportSnapshot(loaded.db, 0));
-      return Replica.adopt(sqlJs, fs, paths, loaded, LogFile.create(fs, paths, 0));
+      writeSnapshot(fs, paths, exportSnapshot(loaded.db, 0, loaded.databaseId));
+      return Replica.adopt(sqlJs, fs, paths, loaded, LogFile.create(fs, paths, 0, loaded.databaseId));
     } catch (error) {
       loaded.db.close();
       throw new StoreUnavailableError(paths.snapshot, `cannot create the database (${errnoCode(error) ?? (error as Error).message})`);

@@ -28,6 +28,7 @@ export class Replica {
   statements: Statements;
   appliedSeq: number;
   userVersion: number;
+  databaseId: string;
   log: LogFile | undefined;
   private discarded = false;
 
@@ -40,6 +41,7 @@ export class Replica {
     this.statements = new Statements(loaded.db);
     this.appliedSeq = loaded.appliedSeq;
     this.userVersion = loaded.userVersion;
+    this.databaseId = loaded.databaseId;
   }
 
   /**
@@ -141,12 +143,20 @@ export class Replica {
   }
 
   private openLog(): LogFile | undefined {
+    let log: LogFile | undefined;
     try {
-      return LogFile.open(this.fs, this.paths.log);
+      log = LogFile.open(this.fs, this.paths.log);
     } catch (error) {
       if (error instanceof LogProblem) throw new StoreUnavailableError(this.paths.log, error.message);
       throw error;
     }
+    if (log && log.header.databaseId !== this.databaseId) {
+      // The snapshot or the log was replaced by another database's: replaying one onto the
+      // other would mix two repositories' issues.
+      log.close();
+      throw new StoreUnavailableError(this.paths.snapshot, `${this.paths.log} belongs to another Baton database than ${this.paths.snapshot}`);
+    }
+    return log;
   }
 
   private readFrom(log: LogFile, size: number): 'ok' | 'reload' {
@@ -191,6 +201,10 @@ export class Replica {
   private reload(): void {
     const loaded = loadSnapshot(this.sqlJs, this.fs, this.paths);
     if (!loaded) throw new StoreUnavailableError(this.paths.snapshot, 'the snapshot file has disappeared');
+    if (loaded.databaseId !== this.databaseId) {
+      loaded.db.close();
+      throw new StoreUnavailableError(this.paths.snapshot, 'the file was replaced by another Baton database');
+    }
     this.close();
     this.statements = new Statements(loaded.db);
     this.appliedSeq = loaded.appliedSeq;
