@@ -17,11 +17,9 @@ export const keyInput = z
   .regex(KEY_PATTERN, 'a key is LETTERS-digits, like BAT-12')
   .describe('Issue key, e.g. BAT-12.');
 
-export const claimTokenInput = z
-  .string()
-  .min(1)
-  .max(LIMITS.claimToken)
-  .describe('Your claimToken for this issue.');
+// Opaque: any non-empty string is valid input, and one that is not the live token is
+// CLAIM_LOST, never INVALID_INPUT, whatever its length.
+export const claimTokenInput = z.string().min(1).describe('Your claimToken for this issue.');
 
 export const optionalClaimTokenInput = claimTokenInput.optional();
 

@@ -10,7 +10,7 @@ import { addComment, listComments } from './rules/comments.js';
 import { claimNext, claimResult, readyIssues, rememberRequest, replayRequest, reserveRequest } from './rules/dispatch.js';
 import { finish, judge, releaseByOperator, releaseLease, submit } from './rules/finish.js';
 import { findIssue, findIssueById, issueView, loadCheckpoint, loadRelations, summaries, touchIssue } from './rules/issues.js';
-import { authorize, claim, getLease, holderOf, isLive, type LeaseContext, leaseView, renew, SessionTokens, sweepExpired } from './rules/leases.js';
+import { anyExpired, authorize, claim, getLease, holderOf, isLive, type LeaseContext, leaseView, renew, SessionTokens, sweepExpired } from './rules/leases.js';
 import { listIssues } from './rules/listing.js';
 import { changeRelation } from './rules/relations.js';
 import { type CheckpointRow, iso, type IssueRow, type LeaseRow, placeholders, toCheckpoint } from './rules/rows.js';
@@ -439,6 +439,9 @@ export class Baton {
 
   /** Clears up to `limit` expired leases, recording each as reclaimed. */
   async sweep(limit = SWEEP_BATCH): Promise<Result<{ reclaimed: string[] }>> {
+    // Every server sweeps on a timer: look first, so an idle tick takes no cross-process lock.
+    const due = await this.read(async (tx) => ok(await anyExpired(tx)));
+    if (!due.ok || !due.value) return due.ok ? ok({ reclaimed: [] }) : due;
     return this.write(async (tx) => ok({ reclaimed: await sweepExpired(tx, limit, this.caller.agent) }));
   }
 

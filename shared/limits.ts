@@ -13,7 +13,6 @@ export const LIMITS = {
   labels: 32,
   relationsPerCall: 100,
   requestId: 200,
-  claimToken: 512,
   batchMax: 50,
   listMax: 1000,
   listDefault: 100,

@@ -270,6 +270,11 @@ export async function claim(tx: Tx, issue: IssueRow, role: Role, ctx: LeaseConte
   return ok({ lease: row, token, resumed });
 }
 
+/** Whether any lease has expired without being cleared yet. */
+export async function anyExpired(tx: Tx): Promise<boolean> {
+  return (await tx.get('SELECT 1 AS due FROM leases WHERE expires_at <= ? LIMIT 1', [tx.now])) !== undefined;
+}
+
 /**
  * Clears up to `limit` expired leases, oldest expiry first. On PostgreSQL an issue another
  * transaction holds is skipped, to be cleared on a later tick.
