@@ -62,8 +62,9 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'baton-bench-'));
   const postgres = pgUrl ? new PostgresDatasets(pgUrl) : null;
   const onSignal = () => {
+    // The agents got the same signal from the terminal; what remains is this run's files and databases.
     rmSync(work, { recursive: true, force: true });
-    process.exit(130);
+    void (postgres?.dropAll() ?? Promise.resolve()).catch(() => undefined).finally(() => process.exit(130));
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
