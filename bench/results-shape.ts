@@ -46,6 +46,8 @@ export interface BenchResults {
     loadAvgAtEnd: number;
   };
   date: string;
+  /** The commit measured; `modified` when shared/ or mcp-server/ had uncommitted changes. */
+  source: { commit: string; modified: boolean } | null;
   quick: boolean;
   warmupSec: number;
   /** Measured seconds per store and configuration, cut into windows of `windowSec` taken in turn. */

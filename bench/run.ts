@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -81,6 +82,7 @@ async function main(): Promise<void> {
       loadAvgAtEnd: NaN,
     },
     date: new Date().toISOString(),
+    source: sourceVersion(),
     quick,
     warmupSec,
     durationSec,
@@ -251,6 +253,16 @@ async function probes(results: BenchResults, datasets: Map<number, Dataset>, wor
   });
   results.spawnToToolsListMs = results.spawn.find((s) => s.issues === 10_000)?.toolsListMs.p50 ?? results.spawn[0]?.toolsListMs.p50 ?? null;
   results.recoveryAfterKillMs = results.recovery.find((r) => r.store === 'baton')?.ms.p50 ?? null;
+}
+
+/** The commit measured, and whether the working tree differed from it (others' work in progress counts). */
+function sourceVersion(): { commit: string; modified: boolean } | null {
+  try {
+    const git = (...a: string[]) => execFileSync('git', a, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return { commit: git('rev-parse', 'HEAD'), modified: git('status', '--porcelain', '--untracked-files=no', '--', 'shared', 'mcp-server').length > 0 };
+  } catch {
+    return null;
+  }
 }
 
 /** Written through a temporary file, so an interrupted run never leaves half a JSON file. */
