@@ -64,7 +64,7 @@ export async function runUiCheck(runDir) {
     await waitForHttp(`http://127.0.0.1:${port}/healthz`, 30_000, server);
     browser = await launchBrowser(join(runDir, 'chromium'));
     const page = browser.pages()[0] ?? (await browser.newPage());
-    await deadline(check(page, port, ws, startAgents), CHECK_LIMIT_MS, 'the UI check');
+    await deadline(check(page, port, ws, startAgents, SCREENSHOT), CHECK_LIMIT_MS, 'the UI check');
     console.error(`ui: ${installed[0]} from the .vsix shows the claims; screenshot in ${SCREENSHOT}`);
     return true;
   } catch (error) {
@@ -83,7 +83,7 @@ async function rows(page) {
   return page.locator('.pane:has(.pane-header:has-text("Claims")) .monaco-list-row').allInnerTexts();
 }
 
-async function check(page, port, ws, startAgents) {
+async function check(page, port, ws, startAgents, screenshot) {
   await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
   await page.locator('.monaco-workbench').waitFor({ timeout: 30_000 });
   const icon = page.locator('.activitybar .action-item a[aria-label^="Baton"]').first();
@@ -140,6 +140,6 @@ async function check(page, port, ws, startAgents) {
   await page.mouse.move(900, 600);
   await page.waitForTimeout(600);
   mkdirSync(join(root, 'docs'), { recursive: true });
-  await page.screenshot({ path: SCREENSHOT });
-  if (process.env.BATON_UPDATE_SCREENSHOT === '1') copyFileSync(SCREENSHOT, README_SCREENSHOT);
+  await page.screenshot({ path: screenshot });
+  if (process.env.BATON_UPDATE_SCREENSHOT === '1') copyFileSync(screenshot, README_SCREENSHOT);
 }
