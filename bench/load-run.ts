@@ -189,12 +189,13 @@ export class AgentSet {
 
   /**
    * Runs every agent's loop for `durationMs` after `settleMs` unmeasured; `keep: false`
-   * for a warm-up whose figures are dropped.
+   * for a warm-up whose figures are dropped, which also lasts until every agent has done
+   * `minCycles` cycles.
    */
-  async runWindow(settleMs: number, durationMs: number, keep = true): Promise<void> {
+  async runWindow(settleMs: number, durationMs: number, keep = true, minCycles = 0): Promise<void> {
     const startAt = epochNow() + 100;
-    const results = this.agents.map((a, i) => nextMessage(a.child, 'result', settleMs + durationMs + 120_000, `agent ${i + 1}`));
-    for (const a of this.agents) a.child.send({ type: 'window', startAt, warmupMs: settleMs, durationMs });
+    const results = this.agents.map((a, i) => nextMessage(a.child, 'result', settleMs + durationMs + 300_000, `agent ${i + 1}`));
+    for (const a of this.agents) a.child.send({ type: 'window', startAt, warmupMs: settleMs, durationMs, minCycles });
     const cpu = (pids: number[]) => pids.reduce((sum, pid) => sum + (processCpuMs(pid) ?? NaN), 0);
     const measured = this.agents.map((a) => a.measuredPid);
     const clients = this.config.via === 'mcp' ? this.agents.map((a) => a.child.pid!) : [];

@@ -43,6 +43,8 @@ const warmupSec = Number(options.warmup ?? (quick ? 1 : 2));
 const WINDOW_SEC = 2;
 /** Unmeasured time at the start of every window, while the agents wake up. */
 const SETTLE_MS = 300;
+/** Cycles every agent does before anything is measured: until then sql.js runs unoptimised code. */
+const WARMUP_CYCLES = quick ? 100 : 150;
 const pgUrl = process.env.BATON_BENCH_DATABASE_URL ?? process.env.BATON_TEST_DATABASE_URL;
 
 const benchDir = __dirname;
@@ -111,7 +113,7 @@ async function main(): Promise<void> {
   const total = sizes.length * procCounts.length;
   progress(
     `${total} rounds over ${sizes.map(k).join(', ')} issues with ${procCounts.join(', ')} processes: ${kinds.map(([kind, via]) => `${kind}/${via}`).join(', ')}, ` +
-      `each ${durationSec} s in ${WINDOW_SEC} s windows taken in turn, after ${warmupSec} s of warm-up; work folder ${work}`,
+      `each ${durationSec} s in ${WINDOW_SEC} s windows taken in turn, after a warm-up of ${warmupSec} s and ${WARMUP_CYCLES} cycles per agent; work folder ${work}`,
   );
 
   try {
@@ -185,7 +187,7 @@ async function measureRound(
       progress(`${label}: starting ${procs} ${setName(kind, via)} agent${procs > 1 ? 's' : ''}`);
       sets.push(await AgentSet.start(config));
     }
-    for (const set of sets) await set.runWindow(warmupSec * 1000, 0, false);
+    for (const set of sets) await set.runWindow(warmupSec * 1000, 0, false, WARMUP_CYCLES);
     const windows = Math.max(1, Math.round(durationSec / WINDOW_SEC));
     for (let w = 0; w < windows; w++) {
       const order = sets.map((_, j) => sets[(j + w) % sets.length]);
