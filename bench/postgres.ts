@@ -30,6 +30,9 @@ export class PostgresDatasets {
     const store = await openPostgresStore({ url: this.urlOf(name) });
     try {
       const { ms } = await generateIssues(store, issues, { seed: issues, onProgress: (n) => progress(`generating ${issues} issues on PostgreSQL: ${n}`) });
+      // Statistics, as autovacuum would gather on a database in use (copies inherit them).
+      // Without them the dispatch query joins every blocks relation: 41 ms instead of 0.07 at 50k.
+      await this.connected(this.urlOf(name), (c) => c.query('ANALYZE'));
       this.templates.set(issues, name);
       return ms;
     } finally {
@@ -62,8 +65,12 @@ export class PostgresDatasets {
     return url.toString();
   }
 
-  private async admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-    const client = new pg.Client({ connectionString: this.adminUrl });
+  private admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+    return this.connected(this.adminUrl, fn);
+  }
+
+  private async connected<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+    const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
       return await fn(client);
