@@ -1,5 +1,6 @@
 import { ok } from '../shared/result.js';
 import type { SqlValue, Store, Tx } from '../shared/store/store.js';
+import { bestPriorityBelow } from '../shared/rules/relations.js';
 
 /**
  * Fills an empty Baton database with `count` issues the way a busy repository looks:
@@ -176,14 +177,7 @@ export async function checkEffectivePriorities(store: Store, sample: number): Pr
     );
     let wrong = 0;
     for (const row of rows) {
-      const best = await tx.get<{ p: number }>(
-        `WITH RECURSIVE down(id) AS (
-           SELECT CAST(? AS BIGINT)
-           UNION SELECT r.to_id FROM relations r JOIN down ON r.from_id = down.id WHERE r.type = 'blocks'
-         ) SELECT min(i.priority) AS p FROM issues i JOIN down ON i.id = down.id`,
-        [row.id],
-      );
-      if (Number(best!.p) !== Number(row.eff_priority)) wrong++;
+      if ((await bestPriorityBelow(tx, row.id)) !== Number(row.eff_priority)) wrong++;
     }
     return wrong;
   });

@@ -88,15 +88,21 @@ export async function refreshEffectivePriority(tx: Tx, ids: readonly number[]): 
     }
   }
   for (const id of affected) {
-    const best = await tx.get<{ p: number }>(
-      `WITH RECURSIVE down(id) AS (
-         SELECT CAST(? AS BIGINT)
-         UNION SELECT r.to_id FROM relations r JOIN down ON r.from_id = down.id WHERE r.type = 'blocks'
-       ) SELECT min(i.priority) AS p FROM issues i JOIN down ON i.id = down.id`,
-      [id],
-    );
-    await tx.run('UPDATE issues SET eff_priority = ? WHERE id = ? AND eff_priority <> ?', [best!.p, id, best!.p]);
+    const best = await bestPriorityBelow(tx, id);
+    await tx.run('UPDATE issues SET eff_priority = ? WHERE id = ? AND eff_priority <> ?', [best, id, best]);
   }
+}
+
+/** The best priority among an issue and every issue it transitively blocks: its effective priority. */
+export async function bestPriorityBelow(tx: Tx, id: number): Promise<number> {
+  const best = await tx.get<{ p: number }>(
+    `WITH RECURSIVE down(id) AS (
+       SELECT CAST(? AS BIGINT)
+       UNION SELECT r.to_id FROM relations r JOIN down ON r.from_id = down.id WHERE r.type = 'blocks'
+     ) SELECT min(i.priority) AS p FROM issues i JOIN down ON i.id = down.id`,
+    [id],
+  );
+  return Number(best!.p);
 }
 
 /** Adds or removes one relation of `key`; `other` is the far end. */
