@@ -1,24 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRepo, type ScratchRepo } from '../helpers/git.js';
-import { type SpawnedServer, spawnServer } from '../helpers/spawnServer.js';
+import { describe, expect, it } from 'vitest';
+import { repoWithServers } from '../helpers/repoServers.js';
 import { ok } from '../helpers/tools.js';
 
-let repo: ScratchRepo;
-const servers: SpawnedServer[] = [];
-
-async function serve(agent: string, cwd = repo.main) {
-  const server = await spawnServer({ cwd, env: { BATON_AGENT: agent } });
-  servers.push(server);
-  return server.client;
-}
-
-beforeAll(() => {
-  repo = makeRepo({ worktrees: ['wt-b'] });
-});
-afterAll(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-  repo.remove();
-});
+const scratch = repoWithServers(['wt-b']);
+const serve = scratch.serve;
 
 describe('dispatch order', () => {
   it('hands out issues by effective priority, then priority, then age, skipping blocked ones', async () => {
@@ -77,7 +62,7 @@ describe('next_batch', () => {
 
   it('gives two servers asking at once disjoint batches that together take every ready issue', async () => {
     const one = await serve('left');
-    const two = await serve('right', repo.worktrees[0]);
+    const two = await serve('right', {}, scratch.repo.worktrees[0]);
     const created: string[] = [];
     for (let i = 0; i < 10; i++) created.push((await ok(one, 'create_issue', { title: `race ${i}`, labels: ['race'] })).issue.key);
     const [a, b] = await Promise.all([ok(one, 'next_batch', { max: 6, labels: ['race'] }), ok(two, 'next_batch', { max: 6, labels: ['race'] })]);
@@ -103,11 +88,11 @@ describe('next_batch', () => {
     const before = await serve('mover');
     await ok(before, 'create_issue', { title: 'move me', labels: ['move'] });
     const first = await ok(before, 'next_issue', { labels: ['move'], requestId: 'req-move' });
-    const after = await serve('mover', repo.worktrees[0]);
+    const after = await serve('mover', {}, scratch.repo.worktrees[0]);
     const again = await ok(after, 'next_issue', { labels: ['move'], requestId: 'req-move' });
     expect(again.issue.key).toBe(first.issue.key);
     expect(again.lease.claimToken).not.toBe(first.lease.claimToken);
-    expect(again.lease.worktree).toBe(repo.worktrees[0]);
+    expect(again.lease.worktree).toBe(scratch.repo.worktrees[0]);
     expect(await ok(after, 'check_claim', { key: first.issue.key })).toMatchObject({ youHold: true });
     expect(await ok(before, 'check_claim', { key: first.issue.key })).toMatchObject({ youHold: false });
   });

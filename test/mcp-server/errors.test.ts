@@ -1,26 +1,11 @@
 import { writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRepo, type ScratchRepo } from '../helpers/git.js';
-import { type SpawnedServer, spawnServer } from '../helpers/spawnServer.js';
+import { describe, expect, it } from 'vitest';
+import { repoWithServers } from '../helpers/repoServers.js';
 import { call, ok, refused } from '../helpers/tools.js';
 
-let repo: ScratchRepo;
-const servers: SpawnedServer[] = [];
-
-async function serve(agent: string, env: Record<string, string> = {}, cwd = repo.main) {
-  const server = await spawnServer({ cwd, env: { BATON_AGENT: agent, ...env } });
-  servers.push(server);
-  return server.client;
-}
-
-beforeAll(() => {
-  repo = makeRepo({ worktrees: ['wt-errors'] });
-});
-afterAll(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-  repo.remove();
-});
+const scratch = repoWithServers(['wt-errors']);
+const serve = scratch.serve;
 
 /** Every event of the log: a refusal must not add one. */
 async function eventCount(client: Awaited<ReturnType<typeof serve>>) {
@@ -30,7 +15,7 @@ async function eventCount(client: Awaited<ReturnType<typeof serve>>) {
 describe('every error code, each refusal changing nothing', () => {
   it('answers each protocol error with its code and details', async () => {
     const alice = await serve('alice');
-    const bob = await serve('bob', {}, repo.worktrees[0]);
+    const bob = await serve('bob', {}, scratch.repo.worktrees[0]);
     const held = (await ok(alice, 'create_issue', { title: 'held by alice' })).issue.key;
     const blocker = (await ok(alice, 'create_issue', { title: 'blocker', priority: 4 })).issue.key;
     const blocked = (await ok(alice, 'create_issue', { title: 'blocked', blockedBy: [blocker], priority: 4 })).issue.key;
@@ -73,7 +58,7 @@ describe('every error code, each refusal changing nothing', () => {
     const first = await serve('carol');
     const key = (await ok(first, 'create_issue', { title: 'carol works' })).issue.key;
     const token = (await ok(first, 'claim_issue', { key })).lease.claimToken;
-    const second = await serve('carol', {}, repo.worktrees[0]);
+    const second = await serve('carol', {}, scratch.repo.worktrees[0]);
     const mismatch = await refused(second, 'heartbeat', { key, claimToken: token }, 'CLAIM_MISMATCH');
     expect(mismatch.holder).toMatchObject({ agent: 'carol' });
     expect(JSON.stringify(mismatch)).not.toContain(token);
@@ -81,7 +66,7 @@ describe('every error code, each refusal changing nothing', () => {
   });
 
   it('answers STORE_UNAVAILABLE for a file that is not a Baton database, keeps it intact and keeps serving', async () => {
-    const path = join(repo.dir, 'not-a-database.db');
+    const path = join(scratch.repo.dir, 'not-a-database.db');
     writeFileSync(path, 'these are my notes, not a database\n');
     const client = await serve('dora', { BATON_DB: path });
     for (const [name, args] of [

@@ -1,29 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRepo, type ScratchRepo } from '../helpers/git.js';
-import { type SpawnedServer, spawnServer } from '../helpers/spawnServer.js';
+import { describe, expect, it } from 'vitest';
+import { repoWithServers } from '../helpers/repoServers.js';
 import { ok, refused } from '../helpers/tools.js';
 
-let repo: ScratchRepo;
-const servers: SpawnedServer[] = [];
-
-async function serve(agent: string, env: Record<string, string> = {}, cwd = repo.main) {
-  const server = await spawnServer({ cwd, env: { BATON_AGENT: agent, ...env } });
-  servers.push(server);
-  return server.client;
-}
-
-beforeAll(() => {
-  repo = makeRepo({ worktrees: ['wt-review'] });
-});
-afterAll(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-  repo.remove();
-});
+const scratch = repoWithServers(['wt-review']);
+const serve = scratch.serve;
 
 describe('review flow', () => {
   it('goes from submission to a reviewer, back to todo with the note, and to done on approval', async () => {
     const worker = await serve('worker');
-    const reviewer = await serve('reviewer', {}, repo.worktrees[0]);
+    const reviewer = await serve('reviewer', {}, scratch.repo.worktrees[0]);
     const key = (await ok(worker, 'create_issue', { title: 'Reviewed work', labels: ['rv'] })).issue.key;
     const claim = await ok(worker, 'next_issue', { labels: ['rv'] });
 
