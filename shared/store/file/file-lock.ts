@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FSWatcher } from 'node:fs';
 import type { FileSystem } from './file-system.js';
-import { errnoCode, unlinkIfPresent } from './file-system.js';
+import { errnoCode, statOrUndefined, unlinkIfPresent } from './file-system.js';
 import type { OwnerInfo, Ticket } from './lock-files.js';
 import {
   HOST,
@@ -34,14 +34,17 @@ export class LockTimeoutError extends Error {}
 export interface LockHold {
   readonly nonce: string;
   readonly acquiredAt: number;
+  /** The owner file, open: removed by a breaker, its link count drops to zero. */
+  readonly fd: number;
 }
 
 /**
  * A fair cross-process lock made of files in one folder (see lock-files.ts for the
  * layout). Waiters queue with tickets and only the head of the queue competes for the
- * owner file, so no process starves; wake-ups come from `fs.watch` on the folder, so
- * a hand-over costs one file event rather than a polling interval, and waiting costs
- * no CPU. A short poll remains for what no event announces: a holder killed outright.
+ * owner file, so no process starves; wake-ups come from `fs.watch` on the one file
+ * each waiter waits for, so a hand-over costs one file event rather than a polling
+ * interval, and waiting costs no CPU. A short poll remains for what no event
+ * announces: a holder killed outright.
  */
 export class FileLock {
   private readonly pollMs: number;
@@ -73,7 +76,7 @@ export class FileLock {
       names = this.list();
     }
     let ticket = createTicket(fs, this.dir, names, nonce);
-    const waiter = new DirWaiter(this.options.fs, this.dir);
+    const waiter = new FileWaiter(fs);
     let acquired = false;
     let lastRefresh = Date.now();
     try {
@@ -86,8 +89,6 @@ export class FileLock {
           ticket = createTicket(fs, this.dir, queue.map((t) => t.name), nonce);
           position = queue.length;
         }
-        // Only the waiter right behind a ticket is woken when it goes: one wake-up per hand-over.
-        waiter.watching = position === 0 ? OWNER_FILE : queue[position - 1].name;
         if (position === 0) {
           const hold = this.tryOwn(nonce);
           if (hold) {
@@ -112,6 +113,13 @@ export class FileLock {
           }
           lastRefresh = now;
         }
+        // The head waits for the owner to go, everyone else for the ticket just ahead: one
+        // wake-up per hand-over, and waiters further back sleep through it.
+        const awaited = position === 0 ? OWNER_FILE : queue[position - 1].name;
+        if (!waiter.watch(`${this.dir}/${awaited}`)) {
+          woke = 'event';
+          continue;
+        }
         // The head polls for a killed holder; waiters further back only for killed waiters ahead.
         const interval = waiter.interval(position === 0 ? this.pollMs : this.pollMs * 4);
         woke = await waiter.next(Math.min(interval, deadline - now));
@@ -122,10 +130,12 @@ export class FileLock {
     }
   }
 
-  /** Whether `hold` still owns the lock (it may have been broken as stale). */
+  /**
+   * Whether `hold` still owns the lock (it may have been broken as stale). The owner
+   * file this holder created is still linked exactly while nobody broke it.
+   */
   isHeld(hold: LockHold): boolean {
-    const owner = readOwner(this.options.fs, this.dir);
-    return typeof owner === 'object' && owner.nonce === hold.nonce;
+    return this.options.fs.fstatSync(hold.fd).nlink > 0;
   }
 
   /** Marks progress, so a holder doing long work (compaction) is not judged stale by age. */
@@ -140,12 +150,17 @@ export class FileLock {
 
   /** Lets go of the lock, unless it has meanwhile passed to someone else. */
   release(hold: LockHold): void {
-    if (this.isHeld(hold)) unlinkIfPresent(this.options.fs, `${this.dir}/${OWNER_FILE}`);
+    try {
+      if (this.isHeld(hold)) unlinkIfPresent(this.options.fs, `${this.dir}/${OWNER_FILE}`);
+    } finally {
+      this.options.fs.closeSync(hold.fd);
+    }
   }
 
   private tryOwn(nonce: string): LockHold | undefined {
     const info: OwnerInfo = { pid: process.pid, host: HOST, nonce, at: Date.now() };
-    return tryCreateOwner(this.options.fs, this.dir, info) ? { nonce, acquiredAt: info.at } : undefined;
+    const fd = tryCreateOwner(this.options.fs, this.dir, info);
+    return fd === undefined ? undefined : { nonce, acquiredAt: info.at, fd };
   }
 
   private list(): string[] {
@@ -190,32 +205,49 @@ export class FileLock {
 }
 
 /**
- * Wakes a waiter when the file it cares about changes in the lock folder: the owner
- * file for the head of the queue, a ticket ahead for everyone else. Falls back to fast
- * polling where the platform offers no folder events.
+ * Wakes a waiter when the one file it waits on changes or goes: the owner file for the
+ * head of the queue, the ticket just ahead for everyone else. Watching that file rather
+ * than the folder matters with many waiters: a folder watch wakes every waiter for
+ * every ticket and owner file anyone creates or removes. Falls back to fast polling
+ * where the platform offers no file events.
  */
-class DirWaiter {
-  /** The one file whose creation or removal matters: `owner` for the head, else the ticket just ahead. */
-  watching = OWNER_FILE;
+class FileWaiter {
+  private path: string | undefined;
+  private watcher: FSWatcher | undefined;
+  private watchable = true;
   private pending = false;
   private wake: (() => void) | undefined;
-  private readonly watcher: FSWatcher | undefined;
 
-  constructor(fs: FileSystem, dir: string) {
+  constructor(private readonly fs: FileSystem) {}
+
+  /**
+   * Watches `path` from now on. False when it is already gone, which is the awaited
+   * event itself; true when watching it, or when polling stands in for watching.
+   */
+  watch(path: string): boolean {
+    if (path === this.path && this.watcher) return true;
+    this.close();
+    this.pending = false;
+    if (!this.watchable) return statOrUndefined(this.fs, path) !== undefined;
     try {
-      this.watcher = fs.watch(dir, { persistent: false }, (event, name) => this.onEvent(event, name));
-      this.watcher.on('error', () => this.onEvent('rename', null));
-    } catch {
-      this.watcher = undefined;
+      this.watcher = this.fs.watch(path, { persistent: false }, () => this.onEvent());
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return false;
+      this.watchable = false;
+      return statOrUndefined(this.fs, path) !== undefined;
     }
+    // A failing watch (the file system was unmounted, say) must not leave the waiter asleep.
+    this.watcher.on('error', () => this.onEvent());
+    this.path = path;
+    return true;
   }
 
-  /** The longest sensible sleep: the poll period, or a short one without folder events. */
+  /** The longest sensible sleep: the poll period, or a short one without file events. */
   interval(pollMs: number): number {
-    return this.watcher ? pollMs : Math.min(pollMs, 5);
+    return this.watchable ? pollMs : Math.min(pollMs, 5);
   }
 
-  /** Resolves on a relevant event or after `ms`. */
+  /** Resolves on an event of the watched file or after `ms`. */
   next(ms: number): Promise<'event' | 'timeout'> {
     if (this.pending) {
       this.pending = false;
@@ -235,20 +267,16 @@ class DirWaiter {
 
   close(): void {
     this.watcher?.close();
+    this.watcher = undefined;
+    this.path = undefined;
   }
 
-  private onEvent(event: string, name: string | Buffer | null): void {
-    // Content changes (the owner writing its info, refreshed tickets) never free the lock.
-    if (event !== 'rename' && name !== null) return;
-    const file = name === null ? null : String(name);
-    if (file !== null && !this.relevant(file)) return;
+  // Any event counts (removal shows as a change of the link count, then as a rename): the
+  // loop looks at the folder again, so a spurious wake-up costs one listing.
+  private onEvent(): void {
     const wake = this.wake;
     this.wake = undefined;
     if (wake) wake();
     else this.pending = true;
-  }
-
-  private relevant(file: string): boolean {
-    return file === this.watching;
   }
 }

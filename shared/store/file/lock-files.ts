@@ -60,13 +60,17 @@ function isZombie(pid: number): boolean {
   }
 }
 
-/** Creates `owner` for `info` if nobody holds the lock; false when someone does. */
-export function tryCreateOwner(fs: FileSystem, dir: string, info: OwnerInfo): boolean {
+/**
+ * Creates `owner` for `info` if nobody holds the lock, answering its open descriptor,
+ * which the holder keeps: the file's link count then tells whether the lock is still
+ * its own. Undefined when someone holds the lock.
+ */
+export function tryCreateOwner(fs: FileSystem, dir: string, info: OwnerInfo): number | undefined {
   let fd: number;
   try {
     fd = fs.openSync(`${dir}/${OWNER_FILE}`, 'wx', 0o600);
   } catch (error) {
-    if (errnoCode(error) === 'EEXIST') return false;
+    if (errnoCode(error) === 'EEXIST') return undefined;
     throw error;
   }
   try {
@@ -77,8 +81,7 @@ export function tryCreateOwner(fs: FileSystem, dir: string, info: OwnerInfo): bo
     unlinkIfPresent(fs, `${dir}/${OWNER_FILE}`);
     throw error;
   }
-  fs.closeSync(fd);
-  return true;
+  return fd;
 }
 
 /**

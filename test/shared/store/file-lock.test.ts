@@ -107,4 +107,40 @@ describe('file lock', () => {
     const { readdirSync } = await import('node:fs');
     expect(readdirSync(dir)).toEqual([]);
   });
+
+  test('a holder whose owner file was broken knows it no longer holds the lock', async () => {
+    const l = lock();
+    const hold = await l.acquire();
+    expect(l.isHeld(hold)).toBe(true);
+    const { unlinkSync } = await import('node:fs');
+    unlinkSync(join(dir, 'owner'));
+    const successor = lock();
+    const next = await successor.acquire();
+    expect(l.isHeld(hold)).toBe(false);
+    // Letting go of a lock that passed on must leave the successor's owner file alone.
+    l.release(hold);
+    expect(successor.isHeld(next)).toBe(true);
+    successor.release(next);
+  });
+
+  test('where files cannot be watched, waiters poll and still get the lock in order', async () => {
+    const unwatchable = { ...nodeFileSystem, watch: (() => { throw Object.assign(new Error('no inotify'), { code: 'ENOSYS' }); }) as typeof nodeFileSystem.watch };
+    const polling = () => new FileLock(dir, { fs: unwatchable, timeoutMs: 5_000, staleMs: 30_000 });
+    const first = polling();
+    const hold = await first.acquire();
+    const order: string[] = [];
+    const waiting = ['b', 'c'].map(async (name, i) => {
+      await new Promise((resolve) => setTimeout(resolve, i * 30));
+      const l = polling();
+      const h = await l.acquire();
+      order.push(name);
+      l.release(h);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const released = performance.now();
+    first.release(hold);
+    await Promise.all(waiting);
+    expect(order).toEqual(['b', 'c']);
+    expect(performance.now() - released).toBeLessThan(1_000);
+  });
 });
