@@ -33,6 +33,9 @@ export interface RunningServer {
 /** The shape of a claim token (`bt_` and base64url, see shared/tokens.ts), for redaction. */
 const TOKEN_LIKE = /bt_[A-Za-z0-9_-]+/g;
 
+/** How long after `initialized` the store is opened if no tool call opened it first. */
+const HANDSHAKE_SETTLE_MS = 200;
+
 /** How long a shutdown waits for requests under way before closing anyway. */
 const DRAIN_MS = 10_000;
 
@@ -70,13 +73,14 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     log,
   });
   const server = createServer({ core: session.core, touched: untrackedLeaseWarning(config.value.leaseSeconds, log) });
-  // Open the store as soon as the agent is known, so the sweep runs even before the first call.
-  // setImmediate: a client that sends `initialized` without awaiting the `initialize` answer
-  // gets both read in one chunk, and this notification can run before that request's handler.
+  // Open the store once the agent is known, so the sweep runs even before the first call,
+  // but only after the handshake has settled: loading a large database blocks the process
+  // for tens of milliseconds, and a client asks for the tool list right after `initialized`.
+  // A tool call that comes first opens it at once.
   server.server.oninitialized = () => {
-    setImmediate(() => {
+    setTimeout(() => {
       session.core().catch((error: unknown) => log(`baton: ${error instanceof Error ? error.message : String(error)}`));
-    });
+    }, HANDSHAKE_SETTLE_MS);
   };
   const transport = new DrainingTransport(new StdioServerTransport(stdin, options.stdout ?? process.stdout));
   // The error's own message may quote the unreadable input, which may hold a token: name it only.
