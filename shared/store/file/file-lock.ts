@@ -215,6 +215,8 @@ class FileWaiter {
   private path: string | undefined;
   private watcher: FSWatcher | undefined;
   private watchable = true;
+  /** An event came: the watched inode is likely gone, and a file of that name is a new one. */
+  private fired = false;
   private pending = false;
   private wake: (() => void) | undefined;
 
@@ -225,9 +227,10 @@ class FileWaiter {
    * event itself; true when watching it, or when polling stands in for watching.
    */
   watch(path: string): boolean {
-    if (path === this.path && this.watcher) return true;
+    if (path === this.path && this.watcher && !this.fired) return true;
     this.close();
     this.pending = false;
+    this.fired = false;
     if (!this.watchable) return statOrUndefined(this.fs, path) !== undefined;
     try {
       this.watcher = this.fs.watch(path, { persistent: false }, () => this.onEvent());
@@ -274,6 +277,7 @@ class FileWaiter {
   // Any event counts (removal shows as a change of the link count, then as a rename): the
   // loop looks at the folder again, so a spurious wake-up costs one listing.
   private onEvent(): void {
+    this.fired = true;
     const wake = this.wake;
     this.wake = undefined;
     if (wake) wake();
