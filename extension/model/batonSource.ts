@@ -15,6 +15,8 @@ export interface BatonSourceOptions {
   /** This window's renewer id, recorded on what it writes. */
   renewer: string;
   env?: NodeJS.ProcessEnv;
+  /** The clock that ages the issue lists (tests replace it). */
+  now?: () => number;
 }
 
 /** How many issues of each status the view reads; past that a list is cut. */
@@ -24,6 +26,19 @@ const DONE_LIMIT = 10;
 const DETAIL_LIMIT = 100;
 /** A store that failed to open is tried again after this long, not at every poll. */
 const RETRY_MS = 5000;
+/**
+ * While the store keeps changing, the issue lists are read again at most this often;
+ * claims are read at every change. Reading every list takes tens of milliseconds at 10k
+ * issues, and with agents at work the store changes at every poll.
+ */
+export const LISTS_MAX_AGE_MS = 1000;
+
+/** The issue lists as last read, and the store version they were read at. */
+interface ListsRead {
+  value: IssueLists;
+  storeVersion: string;
+  at: number;
+}
 
 /**
  * The store as the view reads it. It opens the database only once it exists, so opening
@@ -34,10 +49,13 @@ export class BatonSource implements ClaimsSource, Disposable {
   private path: string | null = null;
   private opening: Promise<Result<Opened>> | undefined;
   private failedAt = 0;
+  private lists: ListsRead | undefined;
   private readonly env: NodeJS.ProcessEnv;
+  private readonly now: () => number;
 
   constructor(private readonly options: BatonSourceOptions) {
     this.env = options.env ?? process.env;
+    this.now = options.now ?? Date.now;
     this.retarget(options.db);
   }
 
@@ -95,72 +113,96 @@ export class BatonSource implements ClaimsSource, Disposable {
     return this.baton();
   }
 
+  /**
+   * The version of what `load` would show: the store's, marked once the issue lists
+   * read earlier are behind it and due, so that a model reloads them even when the
+   * store has stopped changing.
+   */
   async version(): Promise<string> {
     if (this.path === null) return 'no-workspace';
     if (this.opening === undefined && !this.exists()) return 'absent';
     const opened = await this.open();
-    return opened.ok ? `v:${await opened.value.store.version()}` : `error:${opened.error.message}`;
+    if (!opened.ok) return `error:${opened.error.message}`;
+    const storeVersion = await opened.value.store.version();
+    return this.listsDue(storeVersion) ? `v:${storeVersion}:lists` : `v:${storeVersion}`;
   }
 
-  async load(): Promise<ModelState> {
+  /** Reads claims afresh, and the issue lists too when `full` or when they are due. */
+  async load(options: { full?: boolean } = {}): Promise<ModelState> {
     const dbPath = this.path;
     if (dbPath === null) return { kind: 'noWorkspace' };
-    const baton = await this.existing();
-    if (baton === null) return { kind: 'noDatabase', dbPath };
-    if (!baton.ok) return { kind: 'error', error: baton.error };
-    const snapshot = await readSnapshot(baton.value);
-    return snapshot.ok ? { kind: 'ready', snapshot: snapshot.value, dbPath } : { kind: 'error', error: snapshot.error };
+    if (this.opening === undefined && !this.exists()) return { kind: 'noDatabase', dbPath };
+    const opened = await this.open();
+    if (!opened.ok) return { kind: 'error', error: opened.error };
+    const { baton, store } = opened.value;
+    // Read before the data: a commit in between leaves the lists marked as behind.
+    const storeVersion = await store.version();
+    const claims = await readClaims(baton);
+    if (!claims.ok) return { kind: 'error', error: claims.error };
+    if (options.full || this.lists === undefined || this.listsDue(storeVersion)) {
+      const at = this.now();
+      const lists = await readLists(baton);
+      if (!lists.ok) return { kind: 'error', error: lists.error };
+      this.lists = { value: lists.value, storeVersion, at };
+    }
+    return { kind: 'ready', snapshot: { ...claims.value, ...this.lists.value }, dbPath };
   }
 
   dispose(): void {
     const opening = this.opening;
     this.opening = undefined;
+    this.lists = undefined;
     void opening?.then((o) => (o.ok ? o.value.store.close() : undefined)).catch(() => undefined);
+  }
+
+  /** Whether the lists were read at an older store version, long enough ago to read them again. */
+  private listsDue(storeVersion: string): boolean {
+    return this.lists !== undefined && this.lists.storeVersion !== storeVersion && this.now() - this.lists.at >= LISTS_MAX_AGE_MS;
   }
 }
 
-/** Reads everything the view shows. Each list is one read of the store. */
-export async function readSnapshot(baton: Baton): Promise<Result<BatonSnapshot>> {
-  const [claims, sessions, ready, todo, doing, review, done] = await Promise.all([
-    baton.listClaims(),
-    baton.listSessions(),
+/** What the view shows of the claims: read at every change. */
+type ClaimsPart = Pick<BatonSnapshot, 'leaseSeconds' | 'claims' | 'fences' | 'sessions'>;
+/** The issue lists of the view: read at most every `LISTS_MAX_AGE_MS` while the store changes. */
+type IssueLists = Omit<BatonSnapshot, keyof ClaimsPart>;
+
+/** The live claims with their fences, and the sessions that tell whose holder still runs. */
+async function readClaims(baton: Baton): Promise<Result<ClaimsPart>> {
+  const [claims, sessions] = await Promise.all([baton.listClaims(), baton.listSessions()]);
+  if (!claims.ok) return claims;
+  if (!sessions.ok) return sessions;
+  const fences: Record<string, number> = {};
+  const details = await Promise.all(claims.value.claims.slice(0, DETAIL_LIMIT).map(async (c) => ({ key: c.key, detail: await baton.getIssue({ key: c.key }) })));
+  for (const { key, detail } of details) {
+    // Gone or released between the two reads: the next reload shows it right.
+    if (detail.ok && detail.value.lease) fences[key] = detail.value.lease.fence;
+  }
+  return ok({ leaseSeconds: baton.leaseSeconds, claims: claims.value.claims, fences, sessions: sessions.value.sessions });
+}
+
+/** The issue lists, and which unheld issues in progress have a checkpoint to resume from. */
+async function readLists(baton: Baton): Promise<Result<IssueLists>> {
+  const [ready, todo, doing, review, done] = await Promise.all([
     baton.readyQueue({ limit: LIST_LIMIT }),
     baton.listIssues({ status: 'todo', limit: LIST_LIMIT }),
     baton.listIssues({ status: 'doing', limit: LIST_LIMIT }),
     baton.listIssues({ status: 'review', limit: LIST_LIMIT }),
     baton.listIssues({ status: 'done', limit: LIST_LIMIT }),
   ]);
-  if (!claims.ok) return claims;
-  if (!sessions.ok) return sessions;
   if (!ready.ok) return ready;
   if (!todo.ok) return todo;
   if (!doing.ok) return doing;
   if (!review.ok) return review;
   if (!done.ok) return done;
-
-  const fences: Record<string, number> = {};
-  const checkpointed: string[] = [];
-  const unheld = doing.value.issues.filter((i) => !i.held);
-  const details = await Promise.all([
-    ...claims.value.claims.slice(0, DETAIL_LIMIT).map(async (c) => ({ key: c.key, claimed: true, detail: await baton.getIssue({ key: c.key }) })),
-    ...unheld.slice(0, DETAIL_LIMIT).map(async (i: IssueSummary) => ({ key: i.key, claimed: false, detail: await baton.getIssue({ key: i.key }) })),
-  ]);
-  for (const { key, claimed, detail } of details) {
-    if (!detail.ok) continue; // gone between the two reads: the next reload shows it right
-    if (claimed && detail.value.lease) fences[key] = detail.value.lease.fence;
-    if (!claimed && detail.value.checkpoint) checkpointed.push(key);
-  }
+  const unheld = doing.value.issues.filter((i) => !i.held).slice(0, DETAIL_LIMIT);
+  const details = await Promise.all(unheld.map(async (i: IssueSummary) => ({ key: i.key, detail: await baton.getIssue({ key: i.key }) })));
   return ok({
-    leaseSeconds: baton.leaseSeconds,
-    claims: claims.value.claims,
-    fences,
-    sessions: sessions.value.sessions,
     ready: ready.value.issues,
     todo: todo.value.issues,
     doing: doing.value.issues,
     review: review.value.issues,
     // Lists come newest created first; the view wants the latest finished.
     done: [...done.value.issues].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)).slice(0, DONE_LIMIT),
-    checkpointed,
+    checkpointed: details.filter(({ detail }) => detail.ok && detail.value.checkpoint).map(({ key }) => key),
   });
 }

@@ -73,7 +73,7 @@ export class ClaimsModel implements Disposable {
       // The version is read before the data: a commit in between makes the next poll reload again.
       const version = await this.source.version();
       if (!force && version === this.seenVersion) return;
-      const next = await this.source.load();
+      const next = await this.source.load({ full: force });
       this.seenVersion = version;
       this.publish(next);
     } catch (error) {

@@ -33,5 +33,6 @@ export type ModelState =
 export interface ClaimsSource {
   /** Changes whenever any process commits; cheap enough to ask several times a second. */
   version(): Promise<string>;
-  load(): Promise<ModelState>;
+  /** What the view shows; `full` reads everything afresh rather than what a source may keep for a moment. */
+  load(options?: { full?: boolean }): Promise<ModelState>;
 }

@@ -90,6 +90,47 @@ describe('BatonSource on the real store', () => {
   });
 });
 
+describe('BatonSource while the store keeps changing', () => {
+  it('reads claims at every load and the issue lists at most once a second, and marks its version when they are due', async () => {
+    const other = await agent('claude');
+    await other.baton.createIssue({ title: 'One' });
+    let now = 1_000_000;
+    const s = new BatonSource({ cwd: repo, renewer: 'vscode:test', env, now: () => now });
+    opened.push({ close: async () => s.dispose() });
+    const todoKeys = async (options?: { full?: boolean }) => {
+      const state = await s.load(options);
+      if (state.kind !== 'ready') throw new Error(state.kind);
+      return { todo: state.snapshot.todo.map((i) => i.key), claims: state.snapshot.claims.map((c) => c.key) };
+    };
+    expect(await todoKeys()).toEqual({ todo: ['BAT-1'], claims: [] });
+
+    await other.baton.createIssue({ title: 'Two' });
+    expect((await other.baton.claimIssue({ key: 'BAT-1' })).ok).toBe(true);
+    now += 400;
+    // The claim shows at once; the list waits for its second to pass.
+    expect(await todoKeys()).toEqual({ todo: ['BAT-1'], claims: ['BAT-1'] });
+    const settled = await s.version();
+    expect(settled).not.toMatch(/:lists$/);
+
+    now += 600;
+    const due = await s.version();
+    expect(due).toBe(`${settled}:lists`);
+    expect(await todoKeys()).toEqual({ todo: ['BAT-2'], claims: ['BAT-1'] });
+    expect(await s.version()).toBe(settled);
+  });
+
+  it('reads everything afresh when asked for a full load', async () => {
+    const other = await agent('claude');
+    await other.baton.createIssue({ title: 'One' });
+    const s = new BatonSource({ cwd: repo, renewer: 'vscode:test', env, now: () => 0 });
+    opened.push({ close: async () => s.dispose() });
+    await s.load();
+    await other.baton.createIssue({ title: 'Two' });
+    const state = await s.load({ full: true });
+    expect(state.kind === 'ready' && state.snapshot.todo.map((i) => i.key).sort()).toEqual(['BAT-1', 'BAT-2']);
+  });
+});
+
 describe('BatonSource when the repository settings are broken', () => {
   it('reports the error, naming the file, and does not try again at every poll', async () => {
     const { writeFileSync } = await import('node:fs');

@@ -7,6 +7,8 @@ import { claim, snapshot } from './fixtures.js';
 class FakeSource implements ClaimsSource {
   current = 'v1';
   loads = 0;
+  /** Whether each load asked for everything afresh. */
+  full: boolean[] = [];
   versionChecks = 0;
   failWith: Error | null = null;
   state: ModelState = { kind: 'ready', snapshot: snapshot(), dbPath: '/repo/.git/baton/baton.db' };
@@ -16,8 +18,9 @@ class FakeSource implements ClaimsSource {
     if (this.failWith) throw this.failWith;
     return this.current;
   }
-  async load(): Promise<ModelState> {
+  async load(options?: { full?: boolean }): Promise<ModelState> {
     this.loads++;
+    this.full.push(options?.full === true);
     return this.state;
   }
 }
@@ -87,12 +90,15 @@ describe('ClaimsModel', () => {
     expect(source.versionChecks).toBeLessThanOrEqual(3);
   });
 
-  it('reloads on refresh even when the version did not move', async () => {
+  it('reloads everything on refresh even when the version did not move, and what changed on a poll', async () => {
     const source = new FakeSource();
     const model = new ClaimsModel(source, { pollMs: 250, every: manualTimer().every });
     await model.start();
     await model.refresh();
-    expect(source.loads).toBe(2);
+    source.current = 'v2';
+    await model.poll();
+    expect(source.loads).toBe(3);
+    expect(source.full).toEqual([true, true, false]);
   });
 
   it('reports an unusable store once, as STORE_UNAVAILABLE, and recovers', async () => {
