@@ -31,7 +31,7 @@ const RETRY_MS = 5000;
  * claims are read at every change. Reading every list takes tens of milliseconds at 10k
  * issues, and with agents at work the store changes at every poll.
  */
-export const LISTS_MAX_AGE_MS = 1000;
+const LISTS_MAX_AGE_MS = 1000;
 
 /** The issue lists as last read, and the store version they were read at. */
 interface ListsRead {
