@@ -29,9 +29,10 @@ const RETRY_MS = 5000;
 /**
  * While the store keeps changing, the issue lists are read again at most this often;
  * claims are read at every change. Reading every list takes tens of milliseconds at 10k
- * issues, and with agents at work the store changes at every poll.
+ * issues, and with agents at work the store changes at every poll. With the model's
+ * poll every 250 ms, the lists still follow other processes within a second.
  */
-const LISTS_MAX_AGE_MS = 1000;
+const LISTS_MAX_AGE_MS = 750;
 
 /** The issue lists as last read, and the store version they were read at. */
 interface ListsRead {
