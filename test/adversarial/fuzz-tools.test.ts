@@ -5,6 +5,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seeded } from '../../bench/generate.js';
 import { Baton } from '../../shared/baton.js';
 import { ManualClock } from '../../shared/clock.js';
 import { DEFAULTS } from '../../shared/config.js';
@@ -26,18 +27,6 @@ import { committed, dumpTables } from './inspect.js';
 
 const CALLS = Number(process.env.BATON_FUZZ_CALLS ?? 2_000);
 const SEED = Number(process.env.BATON_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
-
-/** A small seeded generator, so a failing run can be repeated with BATON_FUZZ_SEED. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 /** What the fuzzer knows from earlier answers, to make calls that reach past validation. */
 interface Known {
@@ -172,7 +161,7 @@ describe('fuzzing every tool in process', () => {
   });
 
   it(`answers every hostile value in every field of every tool, then ${CALLS} random calls, with a result or a coded refusal, and keeps exactly the successful changes`, async () => {
-    const rand = prng(SEED);
+    const rand = seeded(SEED);
     const extra = fc.sample(fc.jsonValue({ maxDepth: 3 }), { numRuns: 200, seed: SEED });
     const clients: Client[] = servers.map((s) => s.client);
     const tools = (await clients[0].listTools()).tools;
@@ -279,7 +268,7 @@ describe('fuzzing the stdio server', () => {
       await waitFor(() => server.messages.some((m) => (m as Json).id === 0), 10_000, 'initialize answer');
       for (const line of garbage) server.child.stdin.write(`${line}\n`);
 
-      const rand = prng(SEED + 1);
+      const rand = seeded(SEED + 1);
       const known: Known = { keys: [], tokens: [], cursors: [] };
       const listed = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
       server.send(listed);

@@ -1,13 +1,13 @@
-import { Baton } from '../../shared/baton.js';
+import type { Baton } from '../../shared/baton.js';
 import { ManualClock } from '../../shared/clock.js';
-import { type BatonConfig, DEFAULTS } from '../../shared/config.js';
+import type { BatonConfig } from '../../shared/config.js';
 import type { Result } from '../../shared/result.js';
 import type { Store } from '../../shared/store/store.js';
-import type { Caller, GitState } from '../../shared/types.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openFileStore } from '../../shared/store/file/index.js';
+import { type SessionOptions, sessionsOn } from './harness-sessions.js';
 
 /** One database, a hand-moved clock, and as many sessions of as many agents as a test needs. */
 export interface Harness {
@@ -15,30 +15,14 @@ export interface Harness {
   store: Store;
   /** The database file; its operation log and lock are named after it. */
   dbPath: string;
-  session(agent: string, options?: Partial<Caller> & { config?: Partial<BatonConfig>; git?: GitState | null }): Baton;
+  session(agent: string, options?: SessionOptions): Baton;
 }
-
-let sessions = 0;
 
 export async function harness(config: Partial<BatonConfig> = {}): Promise<Harness> {
   const clock = new ManualClock();
   const dbPath = join(mkdtempSync(join(tmpdir(), 'baton-core-')), 'baton.db');
   const store = await openFileStore({ path: dbPath, clock });
-  return {
-    clock,
-    store,
-    dbPath,
-    session(agent, options = {}) {
-      const caller: Caller = {
-        agent,
-        session: options.session ?? `s${++sessions}`,
-        renewer: options.renewer ?? null,
-        worktree: options.worktree ?? null,
-      };
-      const git = options.git ?? null;
-      return new Baton({ store, caller, config: { ...DEFAULTS, ...config, ...options.config }, git: async () => git });
-    },
-  };
+  return { clock, store, dbPath, session: sessionsOn(store, config) };
 }
 
 /** The value of a result the test expects to succeed; fails the test with the refusal otherwise. */

@@ -27,19 +27,13 @@ describe.skipIf(!ADMIN_URL)('PostgreSQL store: the database clock', () => {
     if (cwd) rmSync(cwd, { recursive: true, force: true });
   });
 
-  /** The database's clock in ms, read outside any store. */
-  async function databaseNow(): Promise<number> {
-    const result = await db.query<{ now: string }>(`SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint AS now`);
-    return Number(result.rows[0].now);
-  }
-
   it('gives a transaction the database time when the process clock runs ten minutes fast', async () => {
     const fast = BatonProcess.start(bundle.file, { databaseUrl: db.url, agent: 'fast', clockSkewMs: TEN_MINUTES, cwd });
     try {
       await fast.ready;
-      const before = await databaseNow();
+      const before = await db.now();
       const txNow = await fast.call<number>('txNow');
-      const after = await databaseNow();
+      const after = await db.now();
       const localNow = await fast.call<number>('localNow');
       expect(txNow).toBeGreaterThanOrEqual(before);
       expect(txNow).toBeLessThanOrEqual(after);
@@ -56,9 +50,9 @@ describe.skipIf(!ADMIN_URL)('PostgreSQL store: the database clock', () => {
     const slow = BatonProcess.start(bundle.file, { databaseUrl: db.url, agent: 'slow', clockSkewMs: -TEN_MINUTES, cwd });
     try {
       await slow.ready;
-      const before = await databaseNow();
+      const before = await db.now();
       const txNow = await slow.call<number>('txNow');
-      const after = await databaseNow();
+      const after = await db.now();
       expect(txNow).toBeGreaterThanOrEqual(before);
       expect(txNow).toBeLessThanOrEqual(after);
     } finally {
@@ -69,9 +63,9 @@ describe.skipIf(!ADMIN_URL)('PostgreSQL store: the database clock', () => {
   it('reports the offset of a skewed process clock in info(), and still hands out the database time', async () => {
     const store = await openPostgresStore({ url: db.url, clockSkewMs: -TEN_MINUTES });
     try {
-      const before = await databaseNow();
+      const before = await db.now();
       const txNow = await store.read(async (tx) => tx.now);
-      const after = await databaseNow();
+      const after = await db.now();
       expect(txNow).toBeGreaterThanOrEqual(before);
       expect(txNow).toBeLessThanOrEqual(after);
       const info = await store.info();

@@ -46,20 +46,15 @@ describe.skipIf(!ADMIN_URL)('PostgreSQL store: leases between servers whose cloc
     if (cwd) rmSync(cwd, { recursive: true, force: true });
   });
 
-  async function databaseNow(): Promise<number> {
-    const result = await db.query<{ now: string }>(`SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint AS now`);
-    return Number(result.rows[0].now);
-  }
-
   async function createIssue(title: string): Promise<string> {
     return value(await fast.call<Result<{ issue: Issue }>>('createIssue', { title })).issue.key;
   }
 
   it('stamps a lease with the database time, not the clock of the server that took it', async () => {
     const key = await createIssue('stamped by the database');
-    const before = await databaseNow();
+    const before = await db.now();
     const claimed = value(await fast.call<Result<ClaimResult>>('claimIssue', { key }));
-    const after = await databaseNow();
+    const after = await db.now();
     const claimedAt = Date.parse(claimed.lease.claimedAt);
     expect(claimedAt).toBeGreaterThanOrEqual(before);
     expect(claimedAt).toBeLessThanOrEqual(after);
@@ -77,7 +72,7 @@ describe.skipIf(!ADMIN_URL)('PostgreSQL store: leases between servers whose cloc
     expect(seen.held).toBe(true);
     expect(seen.secondsLeft).toBeLessThanOrEqual(LEASE_SECONDS);
 
-    await sleep(Date.parse(held.lease.expiresAt) - (await databaseNow()) + 200);
+    await sleep(Date.parse(held.lease.expiresAt) - (await db.now()) + 200);
     const late = value(await fast.call<Result<ClaimResult>>('claimIssue', { key }));
     expect(late.lease.fence).toBe(held.lease.fence + 1);
     const lost = await slow.call<Result<unknown>>('heartbeat', { key, claimToken: held.lease.claimToken });
@@ -91,7 +86,7 @@ describe.skipIf(!ADMIN_URL)('PostgreSQL store: leases between servers whose cloc
     const early = await slow.call<Result<ClaimResult>>('claimIssue', { key });
     expect(early.ok ? 'claimed' : early.error.code).toBe('ALREADY_CLAIMED');
 
-    await sleep(Date.parse(held.lease.expiresAt) - (await databaseNow()) + 200);
+    await sleep(Date.parse(held.lease.expiresAt) - (await db.now()) + 200);
     // The slow server's own clock still reads five minutes before the expiry.
     expect(await slow.call<number>('localNow')).toBeLessThan(Date.parse(held.lease.expiresAt));
     const seen = value(await slow.call<Result<ClaimStatus>>('checkClaim', { key }));

@@ -2,20 +2,18 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Baton } from '../../shared/baton.js';
 import { ManualClock } from '../../shared/clock.js';
-import { type BatonConfig, DEFAULTS } from '../../shared/config.js';
+import type { BatonConfig } from '../../shared/config.js';
 import { openPostgresStore } from '../../shared/store/postgres/index.js';
 import type { Store, Tx } from '../../shared/store/store.js';
-import type { Caller } from '../../shared/types.js';
 import type { Harness } from '../helpers/core.js';
+import { sessionsOn } from '../helpers/harness-sessions.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
 const TABLES = ['meta', 'issues', 'issue_labels', 'relations', 'leases', 'tokens', 'checkpoints', 'comments', 'events', 'sessions', 'requests'];
 
 let database: Promise<TestDatabase> | null = null;
 const opened: Store[] = [];
-let sessions = 0;
 
 /**
  * The core tests' harness (test/helpers/core.ts) over the PostgreSQL store, so every rule
@@ -42,16 +40,7 @@ export async function postgresHarness(config: Partial<BatonConfig> = {}): Promis
     clock,
     store,
     dbPath: join(dir, 'baton.db'),
-    session(agent, options = {}) {
-      const caller: Caller = {
-        agent,
-        session: options.session ?? `s${++sessions}`,
-        renewer: options.renewer ?? null,
-        worktree: options.worktree ?? null,
-      };
-      const git = options.git ?? null;
-      return new Baton({ store, caller, config: { ...DEFAULTS, ...config, ...options.config }, git: async () => git });
-    },
+    session: sessionsOn(store, config),
   };
 }
 

@@ -13,6 +13,8 @@ export interface TestDatabase {
   readonly name: string;
   /** Runs one statement on it outside any store (a fresh connection each time). */
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>>;
+  /** The server's clock in epoch milliseconds, read outside any store. */
+  now(): Promise<number>;
   drop(): Promise<void>;
 }
 
@@ -33,7 +35,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await onAdmin((c) => c.query(`CREATE DATABASE ${name}`));
   const url = new URL(ADMIN_URL!);
   url.pathname = `/${name}`;
-  return {
+  const database: TestDatabase = {
     url: url.toString(),
     name,
     async query(sql, params) {
@@ -45,9 +47,14 @@ export async function createTestDatabase(): Promise<TestDatabase> {
         await client.end();
       }
     },
+    async now() {
+      const result = await database.query<{ now: string }>(`SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint AS now`);
+      return Number(result.rows[0].now);
+    },
     async drop() {
       // FORCE ends connections a failed test may have left open.
       await onAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     },
   };
+  return database;
 }

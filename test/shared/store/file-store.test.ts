@@ -1,38 +1,20 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { ManualClock } from '../../../shared/clock.js';
 import { fail, ok } from '../../../shared/result.js';
 import { SQLITE_MIGRATIONS } from '../../../shared/store/sqlite-schema.js';
-import { openFileStore } from '../../../shared/store/file/index.js';
-import type { Store } from '../../../shared/store/store.js';
-import { addComment, commentTexts, insertIssue, scratchDir } from './helpers.js';
+import { addComment, commentTexts, insertIssue } from './helpers.js';
+import { storeScratch } from './store-scratch.js';
 
-let scratch: ReturnType<typeof scratchDir>;
-let path: string;
-const opened: Store[] = [];
-
-async function open(options: Partial<Parameters<typeof openFileStore>[0]> = {}): Promise<Store> {
-  const store = await openFileStore({ path, ...options });
-  opened.push(store);
-  return store;
-}
-
-beforeEach(() => {
-  scratch = scratchDir('store');
-  path = join(scratch.dir, 'nested', 'baton', 'baton.db');
-});
-
-afterEach(async () => {
-  for (const store of opened.splice(0)) await store.close();
-  scratch.remove();
-});
+const scratch = storeScratch('store', 'nested', 'baton', 'baton.db');
+const open = scratch.open;
 
 describe('file store', () => {
   test('creates the folder and files on first use, private to the user', async () => {
     await open();
-    expect(statSync(path).mode & 0o777).toBe(0o600);
-    expect(statSync(`${path}-log`).mode & 0o777).toBe(0o600);
+    expect(statSync(scratch.path).mode & 0o777).toBe(0o600);
+    expect(statSync(`${scratch.path}-log`).mode & 0o777).toBe(0o600);
     expect(statSync(join(scratch.dir, 'nested', 'baton')).mode & 0o777).toBe(0o700);
   });
 
@@ -49,7 +31,6 @@ describe('file store', () => {
     const a = await open();
     for (let i = 0; i < 5; i++) await addComment(a, `c${i}`);
     await a.close();
-    opened.splice(opened.indexOf(a), 1);
     expect(await commentTexts(await open())).toEqual(['c0', 'c1', 'c2', 'c3', 'c4']);
   });
 
@@ -78,10 +59,10 @@ describe('file store', () => {
 
   test('a write that changes nothing appends no record', async () => {
     const a = await open();
-    const before = statSync(`${path}-log`).size;
+    const before = statSync(`${scratch.path}-log`).size;
     const version = await a.version();
     await a.write(async (tx) => ok(await tx.all('SELECT * FROM issues')));
-    expect(statSync(`${path}-log`).size).toBe(before);
+    expect(statSync(`${scratch.path}-log`).size).toBe(before);
     expect(await a.version()).toBe(version);
   });
 
@@ -125,21 +106,21 @@ describe('file store', () => {
     const a = await open();
     await addComment(a, 'x');
     const info = await a.info();
-    expect(info).toMatchObject({ backend: 'file', location: path, schemaVersion: SQLITE_MIGRATIONS.length });
-    expect(info.sizes!.snapshot).toBe(statSync(path).size);
-    expect(info.sizes!.log).toBe(statSync(`${path}-log`).size);
+    expect(info).toMatchObject({ backend: 'file', location: scratch.path, schemaVersion: SQLITE_MIGRATIONS.length });
+    expect(info.sizes!.snapshot).toBe(statSync(scratch.path).size);
+    expect(info.sizes!.log).toBe(statSync(`${scratch.path}-log`).size);
   });
 
   test('compaction folds the log into the snapshot while other stores keep reading and writing', async () => {
     const a = await open({ compactAfterBytes: 2_000 });
     const b = await open();
     for (let i = 0; i < 20; i++) await addComment(a, `c${i}`);
-    expect(statSync(`${path}-log`).size).toBeLessThan(2_000);
+    expect(statSync(`${scratch.path}-log`).size).toBeLessThan(2_000);
     expect(await commentTexts(b)).toHaveLength(20);
     await addComment(b, 'after');
     expect(await commentTexts(a)).toHaveLength(21);
     const fresh = await open();
     expect(await commentTexts(fresh)).toHaveLength(21);
-    expect(existsSync(path)).toBe(true);
+    expect(existsSync(scratch.path)).toBe(true);
   });
 });

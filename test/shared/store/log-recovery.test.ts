@@ -1,35 +1,17 @@
 import { appendFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as nodeFs from 'node:fs';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { BATON_APPLICATION_ID, SQLITE_MIGRATIONS } from '../../../shared/store/sqlite-schema.js';
 import { ManualClock } from '../../../shared/clock.js';
 import { StoreUnavailableError } from '../../../shared/errors.js';
-import { openFileStore, type FileSystem } from '../../../shared/store/file/index.js';
+import type { FileSystem } from '../../../shared/store/file/index.js';
 import { encodeRecord } from '../../../shared/store/file/log-format.js';
 import { loadSqlJs } from '../../../shared/store/file/sql-js.js';
-import type { Store } from '../../../shared/store/store.js';
-import { addComment, commentTexts, scratchDir } from './helpers.js';
+import { addComment, commentTexts } from './helpers.js';
+import { storeScratch } from './store-scratch.js';
 
-let scratch: ReturnType<typeof scratchDir>;
-let path: string;
-const opened: Store[] = [];
-
-async function open(options: Partial<Parameters<typeof openFileStore>[0]> = {}): Promise<Store> {
-  const store = await openFileStore({ path, ...options });
-  opened.push(store);
-  return store;
-}
-
-beforeEach(() => {
-  scratch = scratchDir('log');
-  path = join(scratch.dir, 'baton.db');
-});
-
-afterEach(async () => {
-  for (const store of opened.splice(0)) await store.close();
-  scratch.remove();
-});
+const scratch = storeScratch('log', 'baton.db');
+const open = scratch.open;
 
 const tempFiles = () => readdirSync(scratch.dir).filter((name) => name.includes('.tmp-'));
 
@@ -53,16 +35,16 @@ describe('operation log recovery', () => {
     const a = await open();
     await addComment(a, 'one');
     await addComment(a, 'two');
-    const complete = statSync(`${path}-log`).size;
+    const complete = statSync(`${scratch.path}-log`).size;
     // Half of a record, as left by a writer killed in the middle of its append.
     const record = encodeRecord(3, [['INSERT INTO comments (issue_id, text, agent, at) VALUES (1, ?, ?, 0)', ['torn', 'x']]]);
-    appendFileSync(`${path}-log`, record.subarray(0, record.length >> 1));
+    appendFileSync(`${scratch.path}-log`, record.subarray(0, record.length >> 1));
     const b = await open();
     expect(await commentTexts(b)).toEqual(['one', 'two']);
     await addComment(b, 'three');
     expect(await commentTexts(a)).toEqual(['one', 'two', 'three']);
     expect(await commentTexts(await open())).toEqual(['one', 'two', 'three']);
-    const appended = statSync(`${path}-log`).size - complete;
+    const appended = statSync(`${scratch.path}-log`).size - complete;
     expect(appended).toBeLessThan(record.length + 200);
   });
 
@@ -75,11 +57,11 @@ describe('operation log recovery', () => {
     // The record b is about to write, with its checksum spoiled: same length, torn.
     const next = encodeRecord(seq, [['INSERT INTO comments (issue_id, text, agent, at) VALUES (?, ?, ?, ?)', [1, 'two', 'test', 1_000]]]);
     next.writeUInt32LE(next.readUInt32LE(4) ^ 1, 4);
-    appendFileSync(`${path}-log`, next);
+    appendFileSync(`${scratch.path}-log`, next);
     expect(await commentTexts(a)).toEqual(['one']);
-    const size = statSync(`${path}-log`).size;
+    const size = statSync(`${scratch.path}-log`).size;
     await addComment(b, 'two');
-    expect(statSync(`${path}-log`).size).toBe(size);
+    expect(statSync(`${scratch.path}-log`).size).toBe(size);
     expect(await commentTexts(a)).toEqual(['one', 'two']);
   });
 
@@ -120,12 +102,12 @@ describe('operation log recovery', () => {
     const a = await open({ fs });
     const b = await open();
     await addComment(a, 'before');
-    const logBefore = readFileSync(`${path}-log`);
+    const logBefore = readFileSync(`${scratch.path}-log`);
     failAppend = true;
     const error = await addComment(a, 'lost').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreUnavailableError);
     expect((error as StoreUnavailableError).reason).toMatch(/ENOSPC/);
-    expect(readFileSync(`${path}-log`).equals(logBefore)).toBe(true);
+    expect(readFileSync(`${scratch.path}-log`).equals(logBefore)).toBe(true);
     expect(await commentTexts(a)).toEqual(['before']);
     expect(await commentTexts(b)).toEqual(['before']);
     failAppend = false;
@@ -157,12 +139,12 @@ describe('operation log recovery', () => {
     const b = await open();
     await addComment(a, 'before');
     const seq = (await a.info()).appliedSeq as number;
-    const size = statSync(`${path}-log`).size;
+    const size = statSync(`${scratch.path}-log`).size;
     // A record whose writer then failed to fsync it and cut it back: b applies it meanwhile.
     const ghost = encodeRecord(seq + 1, [['INSERT INTO comments (issue_id, text, agent, at) VALUES (1, ?, ?, 0)', ['ghost', 'x']]]);
-    appendFileSync(`${path}-log`, ghost);
+    appendFileSync(`${scratch.path}-log`, ghost);
     expect(await commentTexts(b)).toEqual(['before', 'ghost']);
-    nodeFs.truncateSync(`${path}-log`, size);
+    nodeFs.truncateSync(`${scratch.path}-log`, size);
     await addComment(a, 'after');
     expect(await commentTexts(b)).toEqual(['before', 'after']);
   });
@@ -183,7 +165,7 @@ describe('operation log recovery', () => {
     const { fs, calls } = countingFs();
     const a = await open({ compactAfterBytes: 1500 });
     const b = await open({ fs });
-    const loads = () => (calls.readFileSync ?? []).filter(([file]) => file === path).length;
+    const loads = () => (calls.readFileSync ?? []).filter(([file]) => file === scratch.path).length;
     const before = loads();
     for (let i = 0; i < 30; i++) {
       await addComment(a, `c${i}`);
@@ -200,14 +182,14 @@ describe('operation log recovery', () => {
     await commentTexts(b);
     for (let i = 0; i < 30; i++) await addComment(a, `c${i}`);
     expect(await commentTexts(b)).toEqual(Array.from({ length: 30 }, (_, i) => `c${i}`));
-    expect((calls.readFileSync ?? []).filter(([file]) => file === path).length).toBeGreaterThan(0);
+    expect((calls.readFileSync ?? []).filter(([file]) => file === scratch.path).length).toBeGreaterThan(0);
   });
 
   test('a database at an older schema is migrated by a logged write that other stores replay', async () => {
     const SQL = await loadSqlJs();
     const db = new SQL.Database();
     db.run(`PRAGMA application_id = ${BATON_APPLICATION_ID}`);
-    writeFileSync(path, db.export());
+    writeFileSync(scratch.path, db.export());
     db.close();
     const a = await open();
     expect((await a.info()).schemaVersion).toBe(SQLITE_MIGRATIONS.length);
