@@ -1,13 +1,16 @@
 // Builds the two entry points into dist/ and places sql.js's wasm file beside them,
-// so the bundle and the .vsix run without node_modules.
+// so the bundle and the .vsix run without node_modules. The benchmark's build
+// (bench/build.mjs) takes its options and the wasm copy from here.
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const require = createRequire(import.meta.url);
-const watch = process.argv.includes('--watch');
-const common = {
+
+/** The options of every Node bundle Baton builds. */
+export const nodeBundle = {
   bundle: true,
   platform: 'node',
   target: 'node20',
@@ -16,30 +19,38 @@ const common = {
   logLevel: 'warning',
 };
 
-mkdirSync('dist', { recursive: true });
-copyFileSync(join(dirname(require.resolve('sql.js')), 'sql-wasm.wasm'), 'dist/sql-wasm.wasm');
+/** Copies sql.js's wasm file into `outdir`, where the bundles look for it first. */
+export function placeWasm(outdir) {
+  mkdirSync(outdir, { recursive: true });
+  copyFileSync(join(dirname(require.resolve('sql.js')), 'sql-wasm.wasm'), join(outdir, 'sql-wasm.wasm'));
+}
 
-await Promise.all([
-  build({
-    ...common,
-    entryPoints: { cli: 'mcp-server/cli.ts' },
-    outdir: 'dist',
-    banner: { js: '#!/usr/bin/env node' },
-    // pg optionally requires pg-native; Baton uses the pure JavaScript client.
-    external: ['pg-native'],
-  }),
-  // `npm run demo`: the orchestrator and the agent processes it starts.
-  build({
-    ...common,
-    entryPoints: { demo: 'demo/demo.ts', 'demo-agent': 'demo/agent.ts' },
-    outdir: 'dist',
-    external: ['pg-native'],
-  }),
-  build({
-    ...common,
-    entryPoints: { extension: 'extension/extension.ts' },
-    outdir: 'dist',
-    external: ['vscode', 'pg-native'],
-  }),
-]);
-if (watch) console.error('esbuild: watch mode is not supported; run npm run build again.');
+if (import.meta.url === pathToFileURL(process.argv[1]).href) await buildAll();
+
+async function buildAll() {
+  placeWasm('dist');
+
+  await Promise.all([
+    build({
+      ...nodeBundle,
+      entryPoints: { cli: 'mcp-server/cli.ts' },
+      outdir: 'dist',
+      banner: { js: '#!/usr/bin/env node' },
+      // pg optionally requires pg-native; Baton uses the pure JavaScript client.
+      external: ['pg-native'],
+    }),
+    // `npm run demo`: the orchestrator and the agent processes it starts.
+    build({
+      ...nodeBundle,
+      entryPoints: { demo: 'demo/demo.ts', 'demo-agent': 'demo/agent.ts' },
+      outdir: 'dist',
+      external: ['pg-native'],
+    }),
+    build({
+      ...nodeBundle,
+      entryPoints: { extension: 'extension/extension.ts' },
+      outdir: 'dist',
+      external: ['vscode', 'pg-native'],
+    }),
+  ]);
+}

@@ -1,16 +1,13 @@
 // Bundles the benchmark's entry points into dist/bench/ with the sql.js wasm file beside
 // them. better-sqlite3 stays external: it is a native addon loaded from node_modules.
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { nodeBundle, placeWasm } from '../esbuild.mjs';
 
-const require = createRequire(import.meta.url);
 const outdir = 'dist/bench';
-mkdirSync(outdir, { recursive: true });
-copyFileSync(join(dirname(require.resolve('sql.js')), 'sql-wasm.wasm'), join(outdir, 'sql-wasm.wasm'));
+placeWasm(outdir);
 
 await build({
+  ...nodeBundle,
   entryPoints: {
     run: 'bench/run.ts',
     worker: 'bench/worker.ts',
@@ -18,11 +15,5 @@ await build({
     probe: 'bench/probe-child.ts',
   },
   outdir,
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'cjs',
-  sourcemap: true,
-  logLevel: 'warning',
   external: ['better-sqlite3', 'pg-native'],
 });
