@@ -27,10 +27,13 @@ export interface LoadedDatabase {
  * some releases, so the store sets them again after each export as well. The copy lives
  * in memory and durability comes from the operation log, so SQLite's own journal and
  * syncs (into sql.js's in-memory file system) are pure cost: the journal is kept in
- * memory, which still lets a transaction roll back.
+ * memory, which still lets a transaction roll back. No other connection ever opens the
+ * in-memory file, so the connection keeps its lock: otherwise SQLite releases it after
+ * every transaction and, taking it again, checks the file and throws its page cache away
+ * (a quarter of a heartbeat's time went into reading pages back).
  */
 export function configureConnection(db: SqlJsDatabase): void {
-  db.exec('PRAGMA foreign_keys = ON; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY');
+  db.exec('PRAGMA foreign_keys = ON; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY; PRAGMA locking_mode = EXCLUSIVE');
 }
 
 /**
