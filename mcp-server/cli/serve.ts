@@ -6,8 +6,8 @@ import { CliExit, EXIT } from './exit.js';
 
 /**
  * A server answers small requests and idles in between; under a burst of calls V8 grows
- * the young generation (up to 16 MB per semi-space) and keeps it, about 20 MB of every
- * agent's server at 10k issues. Not growing it costs a few more minor collections, with
+ * the young generation (up to 16 MB per semi-space) and keeps it: up to 20 MB more in
+ * every agent's server at 10k issues. Not growing it costs a few more minor collections, with
  * no loss of throughput measured. Only the growth heuristic changes, which V8 reads each
  * time it considers growing; a command-line flag cannot do this, since clients launch
  * `node dist/cli.js serve` or the `baton` bin.

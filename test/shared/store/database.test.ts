@@ -16,7 +16,7 @@ describe('the in-memory copy', () => {
     expect(settings(created.db)).toEqual(EXPECTED);
     const bytes = exportSnapshot(created.db, 7, created.databaseId);
     expect(settings(created.db)).toEqual(EXPECTED);
-    // The exported copy is still usable for writes after the export.
+    // The database stays writable after an export.
     created.db.exec("INSERT INTO meta (name, value) VALUES ('after-export', 'yes')");
     const reopened = openSnapshotBytes(sqlJs, bytes);
     expect(settings(reopened.db)).toEqual(EXPECTED);
