@@ -81,6 +81,7 @@ export function instrument(store: Store, phases: () => Phases, spans: () => numb
     read: (fn) => timed('read', (wrap) => store.read(wrap(fn))),
     write: (fn) => timed('write', (wrap) => store.write(wrap(fn))),
     version: () => store.version(),
+    analyze: () => store.analyze(),
     info: () => store.info(),
     close: () => store.close(),
   };

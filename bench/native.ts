@@ -115,6 +115,8 @@ export function openNativeStore(path: string, clock: Clock = systemClock): Store
     async version(): Promise<string> {
       return `${dataVersion.get() as number}:${commits}`;
     },
+    // Plans without statistics, as the file store does: the same plans, measured alike.
+    async analyze(): Promise<void> {},
     async info(): Promise<StoreInfo> {
       return { backend: 'file', location: path, schemaVersion: 1, sizes: nativeSizes(path) };
     },

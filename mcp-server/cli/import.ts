@@ -46,8 +46,14 @@ export function registerImportCommand(program: Command, deps: CliDeps): void {
         throw usage(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { file });
       }
       const items = unwrap(parseImportFile(text, file));
-      const { baton } = await ctx.open();
+      const { baton, store } = await ctx.open();
       const report = unwrap(await importItems(baton, items));
+      if (report.created.length + report.relations.length > 0) {
+        // Committed already; statistics only speed dispatch up, and autovacuum gets there too.
+        await store.analyze().catch((error: unknown) => {
+          ctx.log(`baton import: could not refresh the query planner's statistics (${error instanceof Error ? error.message : String(error)})`);
+        });
+      }
       if (ctx.json) return ctx.printJson(report);
       for (const ref of report.created) ctx.print(`${ctx.out.green('created')}  ${ctx.out.bold(ref.key)}  ${ref.title}`);
       for (const ref of report.existing) ctx.print(`${ctx.out.dim('exists ')}  ${ctx.out.bold(ref.key)}  ${ref.title}`);

@@ -53,6 +53,11 @@ export interface Store {
   write<T>(fn: (tx: Tx) => Promise<Result<T>>): Promise<Result<T>>;
   /** Changes whenever any process commits; cheap enough to poll several times a second. */
   version(): Promise<string>;
+  /**
+   * Refreshes the query planner's statistics after a bulk change (an import), where the
+   * engine plans from them; a no-op where it does not.
+   */
+  analyze(): Promise<void>;
   info(): Promise<StoreInfo>;
   close(): Promise<void>;
 }

@@ -84,6 +84,7 @@ function clockedStore(inner: Store, clock: ManualClock, dir: string): Store {
       return result;
     },
     version: () => inner.version(),
+    analyze: () => inner.analyze(),
     info: () => inner.info(),
     close: () => inner.close(),
   };

@@ -161,6 +161,20 @@ describe.skipIf(!ADMIN_URL)('PostgreSQL store: transactions', () => {
     expect(result).toEqual({ ok: true, value: { changes: 0, down: [1, 2, 3], like: 'Mixed Case' } });
   });
 
+  it('refreshes the planner statistics on analyze, which a bulk import asks for', async () => {
+    await store.write(async (tx) => {
+      for (let i = 0; i < 20; i++) await insertComment(tx, `bulk ${i}`);
+      return ok(undefined);
+    });
+    await store.analyze();
+    const { rows, planned } = await store.read(async (tx) => ({
+      rows: (await tx.get<{ n: number }>('SELECT count(*) AS n FROM comments'))!.n,
+      // ANALYZE writes its row estimate to pg_class at once; until then a new table shows -1.
+      planned: (await tx.get<{ n: number }>("SELECT reltuples AS n FROM pg_class WHERE oid = 'comments'::regclass"))!.n,
+    }));
+    expect(Number(planned)).toBe(Number(rows));
+  });
+
   it('exposes the PostgreSQL dialect to the rules', async () => {
     const dialect = await store.read(async (tx) => tx.dialect);
     expect(dialect).toEqual({ name: 'postgres', forUpdate: ' FOR UPDATE', skipLocked: ' FOR UPDATE SKIP LOCKED' });

@@ -91,6 +91,13 @@ export class FileStore implements Store {
     });
   }
 
+  /**
+   * Nothing to do: the in-memory copy has no statistics table and SQLite's default plans
+   * already use the dispatch index; an `ANALYZE` would also be a logged write that every
+   * process replays.
+   */
+  async analyze(): Promise<void> {}
+
   info(): Promise<StoreInfo> {
     return this.mutex.run(async () => {
       const replica = this.open();

@@ -71,6 +71,17 @@ export class PostgresStore implements Store {
     }, this.location);
   }
 
+  /**
+   * Until autovacuum gets to a freshly filled table, PostgreSQL plans as if it were empty:
+   * after 50k issues were loaded, dispatch joined every `blocks` relation, 41 ms a claim
+   * instead of 0.07 ms once analysed.
+   */
+  async analyze(): Promise<void> {
+    await withConnectRetries(async () => {
+      await this.pool.query('ANALYZE');
+    }, this.location);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
