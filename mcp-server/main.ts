@@ -77,8 +77,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   // but only after the handshake has settled: loading a large database blocks the process
   // for tens of milliseconds, and a client asks for the tool list right after `initialized`.
   // A tool call that comes first opens it at once.
+  let settling: NodeJS.Timeout | undefined;
   server.server.oninitialized = () => {
-    setTimeout(() => {
+    settling = setTimeout(() => {
       session.core().catch((error: unknown) => log(`baton: ${error instanceof Error ? error.message : String(error)}`));
     }, HANDSHAKE_SETTLE_MS);
   };
@@ -90,6 +91,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
   let stopping: Promise<void> | undefined;
   const shutdown = async () => {
+    // A server stopped within the settling time never opens the store.
+    clearTimeout(settling);
     await transport.drain(DRAIN_MS);
     await server.close().catch(() => {});
     await session.close();

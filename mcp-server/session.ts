@@ -9,7 +9,7 @@ import { type Sweeper, startSweeper } from './sweeper.js';
 export interface SessionCore {
   /** The session's Baton; opens the store on first use. Throws `StoreUnavailableError` when it cannot. */
   core(): Promise<Baton>;
-  /** Stops the sweep, records the end of the session and closes the store. Leases stay. */
+  /** Stops the sweep, records the end of the session and closes the store, for good. Leases stay. */
   close(): Promise<void>;
 }
 
@@ -26,6 +26,7 @@ export function sessionCore(options: {
   const { identity, log } = options;
   let opening: Promise<Opened> | undefined;
   let sweeper: Sweeper | undefined;
+  let closed = false;
 
   const open = async (): Promise<Opened> => {
     const caller = { agent: agentName(identity, options.clientName()), session: identity.session, renewer: identity.renewer };
@@ -52,6 +53,8 @@ export function sessionCore(options: {
 
   return {
     async core() {
+      // Once closed, never again: a late caller would register a session nobody ends.
+      if (closed) throw new Error('this session has ended');
       // A store that cannot be opened now may open on the next call: do not keep the failure.
       opening ??= open().catch((error: unknown) => {
         opening = undefined;
@@ -60,6 +63,7 @@ export function sessionCore(options: {
       return (await opening).baton;
     },
     async close() {
+      closed = true;
       const opened = await opening?.catch(() => undefined);
       await sweeper?.stop();
       if (!opened) return;

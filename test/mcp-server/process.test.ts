@@ -105,6 +105,21 @@ describe('shutdown', () => {
     expect(mine?.endedAt).not.toBeNull();
   });
 
+  it('exits at once when stdin closes right after the handshake, opening nothing afterwards', async () => {
+    const server = spawnRawServer({ cwd: repo.main, env: { BATON_AGENT: 'brief' } });
+    await initialize(server);
+    server.child.stdin.end();
+    expect(await server.exit).toEqual({ code: 0, signal: null });
+    // The store would have been opened 200 ms after the handshake: it must not be, once stopped.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const opened = await openBaton({ cwd: repo.main, env: {} });
+    if (!opened.ok) throw new Error(opened.error.message);
+    const sessions = await opened.value.baton.listSessions();
+    await opened.value.store.close();
+    if (!sessions.ok) throw new Error(sessions.error.message);
+    expect(sessions.value.sessions.filter((s) => s.agent === 'brief' && s.endedAt === null)).toEqual([]);
+  });
+
   it('keeps its leases alive past a clean exit', async () => {
     const first = await spawnServer({ cwd: repo.main, env: { BATON_AGENT: 'keeper' } });
     await ok(first.client, 'create_issue', { title: 'kept', labels: ['kept'] });
