@@ -98,8 +98,10 @@ export class FileLock {
           }
           // A broken stale owner makes way at once: try again without waiting for its event.
           if (woke === 'timeout' && this.breakIfStale()) continue;
-        } else {
-          this.dropStaleAhead(queue.slice(0, position), woke === 'timeout');
+        } else if (woke === 'timeout') {
+          // Only a poll that timed out suggests a dead waiter ahead: a live queue moves by
+          // events, and checking every waiter's pid at each of them is what queueing cost most.
+          this.dropStaleAhead(queue.slice(0, position));
         }
         whileWaiting?.();
         const now = Date.now();
@@ -188,9 +190,9 @@ export class FileLock {
     return stale && breakOwner(fs, this.dir, owner === 'blank' ? 'blank' : owner.nonce, 1000);
   }
 
-  private dropStaleAhead(ahead: Ticket[], checkAge: boolean): void {
+  private dropStaleAhead(ahead: Ticket[]): void {
     for (const ticket of ahead) {
-      if (isTicketStale(this.options.fs, this.dir, ticket, this.options.staleMs, checkAge)) {
+      if (isTicketStale(this.options.fs, this.dir, ticket, this.options.staleMs)) {
         unlinkIfPresent(this.options.fs, `${this.dir}/${ticket.name}`);
       }
     }

@@ -177,9 +177,8 @@ export function createTicket(fs: FileSystem, dir: string, names: readonly string
 }
 
 /** Whether a ticket's waiter is gone: dead on this host, or not refreshed for `staleMs`. */
-export function isTicketStale(fs: FileSystem, dir: string, ticket: Ticket, staleMs: number, checkAge: boolean): boolean {
+export function isTicketStale(fs: FileSystem, dir: string, ticket: Ticket, staleMs: number): boolean {
   if (ticket.hostTag === HOST_TAG && ticket.pid !== process.pid && !isProcessAlive(ticket.pid)) return true;
-  if (!checkAge) return false;
   const stat = statOrUndefined(fs, `${dir}/${ticket.name}`);
   return stat !== undefined && Date.now() - stat.mtimeMs > staleMs;
 }
