@@ -250,8 +250,9 @@ export class Baton {
       .done();
     if (!valid.ok) return valid;
     return this.write(async (tx) => {
+      // The rule answers the row as it now stands: no need to read it again.
       const updated = await updateIssue(tx, this.caller, this.tokens, input);
-      return updated.ok ? this.issueAnswer(tx, updated.value.id) : updated;
+      return updated.ok ? ok({ issue: await issueView(tx, updated.value) }) : updated;
     });
   }
 
