@@ -100,8 +100,8 @@ export class FileLock {
           if (woke === 'timeout' && this.breakIfStale()) continue;
         } else if (woke === 'timeout') {
           // Only a poll that timed out suggests a dead waiter ahead: a live queue moves by
-          // events. Checking the pid of every waiter ahead at each of them took ~7% of the
-          // CPU of eight processes writing at once.
+          // events. Checking the pid of every waiter ahead at each of them cost eight
+          // processes writing at once ~7% of their CPU per write.
           this.dropStaleAhead(queue.slice(0, position));
         }
         whileWaiting?.();
