@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { BATON_APPLICATION_ID, SQLITE_MIGRATIONS } from '../sqlite-schema.js';
-import type { SqlJs, SqlJsDatabase } from './sql-js.js';
+import { type DatabaseImage, openImage, type SqlJs, type SqlJsDatabase } from './sql-js.js';
 import { LATEST_SCHEMA_VERSION } from './snapshot-header.js';
 
 /**
@@ -38,11 +38,11 @@ export function configureConnection(db: SqlJsDatabase): void {
 }
 
 /**
- * Opens snapshot bytes (header already checked) and reads the store's facts from them.
+ * Opens a snapshot's image (header already checked) and reads the store's facts from it.
  * Throws when sql.js cannot read the file; nothing on disk is involved.
  */
-export function openSnapshotBytes(sqlJs: SqlJs, bytes: Uint8Array): LoadedDatabase {
-  const db = new sqlJs.Database(bytes);
+export function openSnapshotImage(sqlJs: SqlJs, image: DatabaseImage): LoadedDatabase {
+  const db = openImage(sqlJs, image);
   try {
     configureConnection(db);
     // Reading the schema makes SQLite parse the file: a damaged one fails here, not later.

@@ -20,7 +20,6 @@ export interface FileSystem {
   unlinkSync: typeof nodeFs.unlinkSync;
   mkdirSync: typeof nodeFs.mkdirSync;
   readdirSync: typeof nodeFs.readdirSync;
-  readFileSync: typeof nodeFs.readFileSync;
   utimesSync: typeof nodeFs.utimesSync;
   watch: typeof nodeFs.watch;
 }
@@ -40,7 +39,6 @@ export const nodeFileSystem: FileSystem = {
   unlinkSync: nodeFs.unlinkSync,
   mkdirSync: nodeFs.mkdirSync,
   readdirSync: nodeFs.readdirSync,
-  readFileSync: nodeFs.readFileSync,
   utimesSync: nodeFs.utimesSync,
   watch: nodeFs.watch,
 };
@@ -96,13 +94,19 @@ export function fsyncDir(fs: FileSystem, dir: string): void {
 /** Reads exactly `length` bytes at `position`, or fewer only at end of file. */
 export function readAt(fs: FileSystem, fd: number, length: number, position: number): Buffer {
   const buffer = Buffer.allocUnsafe(length);
+  const done = readInto(fs, fd, buffer, position);
+  return done === length ? buffer : buffer.subarray(0, done);
+}
+
+/** Fills `target` from `position` on; answers how many bytes it read (fewer only at end of file). */
+export function readInto(fs: FileSystem, fd: number, target: Uint8Array, position: number): number {
   let done = 0;
-  while (done < length) {
-    const n = fs.readSync(fd, buffer, done, length - done, position + done);
+  while (done < target.length) {
+    const n = fs.readSync(fd, target, done, target.length - done, position + done);
     if (n === 0) break;
     done += n;
   }
-  return done === length ? buffer : buffer.subarray(0, done);
+  return done;
 }
 
 /** Writes all of `data` at `position` (short writes happen on full disks and are retried until an error). */

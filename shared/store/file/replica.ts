@@ -1,6 +1,6 @@
 import { StoreUnavailableError } from '../../errors.js';
 import type { LoadedDatabase } from './database.js';
-import { openSnapshotBytes, userVersionOf } from './database.js';
+import { openSnapshotImage, userVersionOf } from './database.js';
 import type { FileSystem } from './file-system.js';
 import { errnoCode, statOrUndefined } from './file-system.js';
 import { LogFile, LogProblem } from './log-file.js';
@@ -8,7 +8,7 @@ import type { LogRecord } from './log-format.js';
 import type { StorePaths } from './paths.js';
 import { readSnapshot } from './snapshot-file.js';
 import { LATEST_SCHEMA_VERSION, snapshotProblem } from './snapshot-header.js';
-import type { SqlJs } from './sql-js.js';
+import type { DatabaseImage, SqlJs } from './sql-js.js';
 import { Statements } from './statements.js';
 
 /** How often catching up may start over from the snapshot before the files are judged inconsistent. */
@@ -222,17 +222,17 @@ export class Replica {
 
 /** Reads, checks and opens the snapshot; undefined when there is none yet. */
 function loadSnapshot(sqlJs: SqlJs, fs: FileSystem, paths: StorePaths): LoadedDatabase | undefined {
-  let bytes: Buffer | undefined;
+  let image: DatabaseImage | undefined;
   try {
-    bytes = readSnapshot(fs, paths);
+    image = readSnapshot(fs, paths);
   } catch (error) {
     throw new StoreUnavailableError(paths.snapshot, `cannot read the file (${errnoCode(error) ?? (error as Error).message})`);
   }
-  if (!bytes) return undefined;
-  const problem = snapshotProblem(bytes);
+  if (!image) return undefined;
+  const problem = snapshotProblem(image.bytes);
   if (problem) throw new StoreUnavailableError(paths.snapshot, problem);
   try {
-    return openSnapshotBytes(sqlJs, bytes);
+    return openSnapshotImage(sqlJs, image);
   } catch (error) {
     throw new StoreUnavailableError(paths.snapshot, `SQLite cannot read it (${(error as Error).message})`);
   }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FileSystem } from './file-system.js';
-import { errnoCode, fsyncDir, unlinkIfPresent, writeAt } from './file-system.js';
+import { errnoCode, fsyncDir, readInto, unlinkIfPresent, writeAt } from './file-system.js';
+import { DatabaseImage } from './sql-js.js';
 import type { StorePaths } from './paths.js';
 
 /**
@@ -26,14 +27,27 @@ export function writeSnapshot(fs: FileSystem, paths: StorePaths, bytes: Uint8Arr
   fsyncDir(fs, paths.dir);
 }
 
-/** The snapshot's bytes, or undefined when there is no snapshot (or an empty file). */
-export function readSnapshot(fs: FileSystem, paths: StorePaths): Buffer | undefined {
+/**
+ * The snapshot's bytes, read straight into the array the database will live in; undefined
+ * when there is no snapshot (or an empty file). Snapshots are only ever replaced by a
+ * rename, so the file open here keeps the size it had when opened.
+ */
+export function readSnapshot(fs: FileSystem, paths: StorePaths): DatabaseImage | undefined {
+  let fd: number;
   try {
-    const bytes = fs.readFileSync(paths.snapshot);
-    return bytes.length > 0 ? bytes : undefined;
+    fd = fs.openSync(paths.snapshot, 'r');
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return undefined;
     throw error;
+  }
+  try {
+    const size = fs.fstatSync(fd).size;
+    if (size === 0) return undefined;
+    const image = new DatabaseImage(size);
+    if (readInto(fs, fd, image.bytes, 0) < size) throw Object.assign(new Error('the file shrank while being read'), { code: 'EIO' });
+    return image;
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
