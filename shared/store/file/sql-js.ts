@@ -29,21 +29,28 @@ export function wasmCandidates(): string[] {
 }
 
 /**
+ * The most room an image leaves for its database to grow into: a very large database
+ * still fits under the engine's limit on one array's length.
+ */
+const MAX_ROOM_BYTES = 256 * 1024 * 1024;
+
+/**
  * A database file's bytes at the start of an array allocated for them alone, twice their
- * size. sql.js keeps each database's file in one JavaScript array and, whenever SQLite
- * extends the file past that array's end, copies the file into an array 12.5% larger;
- * the old array stays until a full garbage collection, so each growth leaves the process
- * holding the database twice for a while. A file opened from an image (`openImage`)
- * starts in the image's array: no copy when it opens, and none until the database has
- * doubled. The room costs address space only, since pages the file has not reached are
- * never touched. (Eight servers through 1,000 work cycles each at 10k issues: typical
- * peak 115–116 MB with sql.js's own array, 106–107 MB in an image's.)
+ * size (at most `MAX_ROOM_BYTES` more). sql.js keeps each database's file in one
+ * JavaScript array and, whenever SQLite extends the file past that array's end, copies
+ * the file into an array 12.5% larger; the old array stays until a full garbage
+ * collection, so each growth leaves the process holding the database twice for a while.
+ * A file opened from an image (`openImage`) starts in the image's array: no copy when it
+ * opens, and none until the room is used up. The room costs address space only,
+ * since pages the file has not reached are never touched. (Eight servers through 1,000
+ * work cycles each at 10k issues: typical peak 115–116 MB with sql.js's own array,
+ * 106–107 MB in an image's.)
  */
 export class DatabaseImage {
   readonly array: Uint8Array<ArrayBuffer>;
 
   constructor(readonly length: number) {
-    this.array = new Uint8Array(length * 2);
+    this.array = new Uint8Array(length + Math.min(length, MAX_ROOM_BYTES));
   }
 
   /** The file's bytes: a view, not a copy. */
