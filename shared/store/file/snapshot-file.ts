@@ -44,7 +44,7 @@ export function readSnapshot(fs: FileSystem, paths: StorePaths): DatabaseImage |
     const size = fs.fstatSync(fd).size;
     if (size === 0) return undefined;
     const image = new DatabaseImage(size);
-    if (readInto(fs, fd, image.bytes, 0) < size) throw Object.assign(new Error('the file shrank while being read'), { code: 'EIO' });
+    if (readInto(fs, fd, image.bytes, 0) < size) throw new Error('it shrank while being read');
     return image;
   } finally {
     fs.closeSync(fd);

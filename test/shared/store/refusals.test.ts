@@ -1,10 +1,10 @@
-import { existsSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { StoreUnavailableError } from '../../../shared/errors.js';
 import { ok } from '../../../shared/result.js';
 import { SQLITE_MIGRATIONS } from '../../../shared/store/sqlite-schema.js';
-import { openFileStore } from '../../../shared/store/file/index.js';
+import { type FileSystem, openFileStore } from '../../../shared/store/file/index.js';
 import { loadSqlJs } from '../../../shared/store/file/sql-js.js';
 import { insertIssue, scratchDir, sha256 } from './helpers.js';
 
@@ -29,9 +29,9 @@ async function makeDatabase(): Promise<void> {
 }
 
 /** Opens the path expecting a refusal that names `refusedPath` and leaves every file as it was. */
-async function expectRefusal(reason: RegExp, refusedPath = path): Promise<void> {
+async function expectRefusal(reason: RegExp, refusedPath = path, fs?: Partial<FileSystem>): Promise<void> {
   const before = snapshotOfFolder();
-  const error = await openFileStore({ path }).catch((e: unknown) => e);
+  const error = await openFileStore({ path, fs }).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(StoreUnavailableError);
   expect((error as StoreUnavailableError).path).toBe(refusedPath);
   expect((error as Error).message).toContain(refusedPath);
@@ -67,6 +67,16 @@ describe('file store refusals', () => {
     expect(size).toBeGreaterThan(8192);
     truncateSync(path, size / 2);
     await expectRefusal(/truncated database file/);
+  });
+
+  test('refuses a snapshot that ends sooner than its size said while it was read', async () => {
+    await makeDatabase();
+    const half = readFileSync(path).length / 2;
+    // The file ends halfway, as when something outside Baton truncates it mid-read (the
+    // log's few bytes lie well before that).
+    const endsHalfway = ((fd: number, buffer: Uint8Array, offset: number, length: number, position: number) =>
+      readSync(fd, buffer, offset, Math.max(0, Math.min(length, half - position)), position)) as typeof readSync;
+    await expectRefusal(/^cannot read the file \(it shrank while being read\)$/, path, { readSync: endsHalfway });
   });
 
   test('refuses a database from a newer Baton, naming both schema versions', async () => {
