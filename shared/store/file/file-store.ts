@@ -8,10 +8,11 @@ import { errnoCode, statOrUndefined } from './file-system.js';
 import type { FileLock, LockHold } from './file-lock.js';
 import { LockTimeoutError } from './file-lock.js';
 import { FileTx } from './file-tx.js';
+import { GroupFlush } from './group-flush.js';
 import type { LogFile } from './log-file.js';
 import type { LoggedStatement } from './log-format.js';
 import type { LockedWriter } from './locked-write.js';
-import { appendAndCommit, makeDurable, migrate, prepareLog } from './locked-write.js';
+import { appendAndCommit, migrate, prepareLog } from './locked-write.js';
 import { Mutex } from './mutex.js';
 import type { Replica } from './replica.js';
 import { LATEST_SCHEMA_VERSION } from './snapshot-header.js';
@@ -36,10 +37,12 @@ export class FileStore implements Store {
   readonly backend = 'file' as const;
   readonly location: string;
   private readonly mutex = new Mutex();
+  private readonly flusher: GroupFlush;
   private closed = false;
 
   constructor(private readonly parts: FileStoreParts) {
     this.location = parts.replica.paths.snapshot;
+    this.flusher = new GroupFlush(this.location);
   }
 
   read<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -59,25 +62,30 @@ export class FileStore implements Store {
    * Runs `fn` under the lock and appends its statements to the log. The record is made
    * durable after the lock is released and before this returns: holding the lock
    * through `fdatasync` would make every writer queue behind every other's disk flush,
-   * while flushing outside it lets concurrent flushes share one journal commit. Nothing
-   * acknowledged is lost that way: an acknowledged write has been through an
-   * `fdatasync`, which flushes every earlier record of the file too, and records are
-   * only ever appended, so a crash can only cut off a tail of unacknowledged ones.
+   * while flushing outside it lets concurrent flushes share one journal commit, and
+   * lets the writes of this process that queue meanwhile share one flush (see
+   * `GroupFlush`). Nothing acknowledged is lost that way: an acknowledged write has been
+   * through an `fdatasync` begun after its append, which flushes every earlier record of
+   * the file too, and records are only ever appended, so a crash can only cut off a tail
+   * of unacknowledged ones.
    */
-  write<T>(fn: (tx: Tx) => Promise<Result<T>>): Promise<Result<T>> {
-    return this.mutex.run(async () => {
-      const replica = this.open();
-      // Most of the catching up happens here and while queueing, outside the lock.
-      replica.catchUp();
-      const hold = await this.acquire(() => replica.catchUp());
-      const appended: LogFile[] = [];
-      try {
-        return await this.writeLocked(replica, hold, fn, appended);
-      } finally {
-        this.release(hold);
-        makeDurable(this.location, appended);
-      }
-    });
+  async write<T>(fn: (tx: Tx) => Promise<Result<T>>): Promise<Result<T>> {
+    const appended: LogFile[] = [];
+    try {
+      return await this.mutex.run(async () => {
+        const replica = this.open();
+        // Most of the catching up happens here and while queueing, outside the lock.
+        replica.catchUp();
+        const hold = await this.acquire(() => replica.catchUp());
+        try {
+          return await this.writeLocked(replica, hold, fn, appended);
+        } finally {
+          this.release(hold);
+        }
+      });
+    } finally {
+      await this.flusher.flush(appended[appended.length - 1], !this.mutex.busy);
+    }
   }
 
   version(): Promise<string> {

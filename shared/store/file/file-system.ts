@@ -1,10 +1,11 @@
 import * as nodeFs from 'node:fs';
 
 /**
- * The file operations the store uses, all synchronous: the store's critical section is
- * synchronous CPU work plus a few system calls, and async I/O would only add event-loop
- * turns while the cross-process lock is held. Tests replace single members to fail a
- * rename, a write or an fsync at a chosen moment.
+ * The file operations the store uses, all synchronous but one: the store's critical
+ * section is synchronous CPU work plus a few system calls, and async I/O would only add
+ * event-loop turns while the cross-process lock is held. The exception is `fdatasync`,
+ * for a flush that several writes share after the lock is released (group-flush.ts).
+ * Tests replace single members to fail a rename, a write or an fsync at a chosen moment.
  */
 export interface FileSystem {
   openSync: typeof nodeFs.openSync;
@@ -15,6 +16,7 @@ export interface FileSystem {
   statSync: typeof nodeFs.statSync;
   fsyncSync: typeof nodeFs.fsyncSync;
   fdatasyncSync: typeof nodeFs.fdatasyncSync;
+  fdatasync(fd: number, callback: (error: NodeJS.ErrnoException | null) => void): void;
   ftruncateSync: typeof nodeFs.ftruncateSync;
   renameSync: typeof nodeFs.renameSync;
   unlinkSync: typeof nodeFs.unlinkSync;
@@ -34,6 +36,7 @@ export const nodeFileSystem: FileSystem = {
   statSync: nodeFs.statSync,
   fsyncSync: nodeFs.fsyncSync,
   fdatasyncSync: nodeFs.fdatasyncSync,
+  fdatasync: nodeFs.fdatasync,
   ftruncateSync: nodeFs.ftruncateSync,
   renameSync: nodeFs.renameSync,
   unlinkSync: nodeFs.unlinkSync,

@@ -16,7 +16,7 @@ export interface LockedWriter {
   lock: FileLock;
   hold: LockHold;
   replica: Replica;
-  /** The logs records were appended to, for the flush once the lock is released. */
+  /** The logs records were appended to, for the flush once the lock is released (group-flush.ts). */
   appended: LogFile[];
 }
 
@@ -91,22 +91,6 @@ export function appendAndCommit({ lock, hold, replica, appended }: LockedWriter,
     throw new StoreUnavailableError(location, `committed, but this copy failed to follow (${(error as Error).message})`);
   }
   replica.appliedSeq = seq;
-}
-
-/**
- * Flushes the log a write appended to; runs after the lock is released (see
- * `FileStore.write`). A log that compaction has meanwhile closed needs nothing: the
- * snapshot that replaced it was fsynced with the record inside.
- */
-export function makeDurable(location: string, appended: LogFile[]): void {
-  const log = appended[appended.length - 1];
-  if (!log || log.closed) return;
-  try {
-    log.sync();
-  } catch (error) {
-    // Other processes may already have built on the record, so it cannot be taken back.
-    throw new StoreUnavailableError(location, `cannot flush the operation log to disk (${describe(error)}); the change may be lost in a power failure`);
-  }
 }
 
 function describe(error: unknown): string {

@@ -26,6 +26,8 @@ export class LogFile {
   seenSize = LOG_HEADER_SIZE;
   private last: { seq: number; crc: number; start: number } | undefined;
   private isClosed = false;
+  /** Flushes on the thread pool that still use the descriptor. */
+  private pendingSyncs = 0;
 
   private constructor(
     private readonly fs: FileSystem,
@@ -168,15 +170,37 @@ export class LogFile {
     this.fs.fdatasyncSync(this.fd);
   }
 
+  /** `sync` on libuv's thread pool. A `close` meanwhile leaves the descriptor open until it ends. */
+  syncAsync(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const done = (error: Error | null) => {
+        this.pendingSyncs--;
+        if (this.isClosed && this.pendingSyncs === 0) this.closeDescriptor();
+        if (error) reject(error);
+        else resolve();
+      };
+      this.pendingSyncs++;
+      try {
+        this.fs.fdatasync(this.fd, done);
+      } catch (error) {
+        done(error as Error);
+      }
+    });
+  }
+
   /** Whether `close` was called (the descriptor number may already belong to another file). */
   get closed(): boolean {
     return this.isClosed;
   }
 
-  /** Closes the descriptor. */
+  /** Closes the descriptor, or lets the last flush under way close it. */
   close(): void {
     if (this.isClosed) return;
     this.isClosed = true;
+    if (this.pendingSyncs === 0) this.closeDescriptor();
+  }
+
+  private closeDescriptor(): void {
     try {
       this.fs.closeSync(this.fd);
     } catch {

@@ -5,6 +5,12 @@
  */
 export class Mutex {
   private tail: Promise<void> = Promise.resolve();
+  private callers = 0;
+
+  /** Whether a caller is running or waiting. */
+  get busy(): boolean {
+    return this.callers > 0;
+  }
 
   /** Runs `fn` once every earlier caller has finished. */
   async run<T>(fn: () => Promise<T>): Promise<T> {
@@ -13,10 +19,12 @@ export class Mutex {
     this.tail = new Promise<void>((resolve) => {
       release = resolve;
     });
+    this.callers++;
     try {
       await previous;
       return await fn();
     } finally {
+      this.callers--;
       release();
     }
   }
