@@ -1,5 +1,4 @@
 import * as nodeFs from 'node:fs';
-import { statSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { StoreUnavailableError } from '../../../shared/errors.js';
 import type { FileSystem } from '../../../shared/store/file/index.js';
@@ -156,9 +155,9 @@ describe('group flush', () => {
     const { fs, events, misuse } = tracingFs({ delayMs: 20 });
     const sizing = await open();
     await addComment(sizing, 'first');
-    const before = statSync(`${scratch.path}-log`).size;
+    const before = nodeFs.statSync(`${scratch.path}-log`).size;
     await addComment(sizing, 'second');
-    const record = statSync(`${scratch.path}-log`).size - before;
+    const record = nodeFs.statSync(`${scratch.path}-log`).size - before;
     // Every third write or so folds the log into a new snapshot and closes the old log,
     // while the flushes of the writes before it are still under way.
     const store = await open({ fs, compactAfterBytes: before + Math.round(2.5 * record) });
