@@ -20,50 +20,55 @@ afterAll(() => scratch.remove());
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('file store under SIGKILL', () => {
-  test('writers killed at random moments leave every acknowledged write and nothing half-applied', async () => {
-    const path = join(scratch.dir, 'killed.db');
-    await (await openFileStore({ path })).close();
-    const acked = new Set<string>();
-    // Tiny compactions so that kills also land inside snapshot and log replacement.
-    const env = { BATON_TEST_COMPACT: '3000' };
-    let kills = 0;
-    let started = 0;
-    // Three writers at a time, so kills also hit lock holders and queued waiters.
-    const lane = async (): Promise<void> => {
-      while (kills < 30) {
-        const child = startChild(bundle, ['crash-writer', path, `w${started++}`], env);
-        // Kill after a random number of acknowledged writes plus a random fraction of one,
-        // so that kills land at every point of the write path on a slow machine as on a fast one.
-        const acks = 1 + Math.floor(Math.random() * 4);
-        await child.waitFor((line) => line.startsWith('ack ') && Number(line.split('-')[1]) >= acks - 1, 30_000);
-        await sleep(Math.random() * 8);
-        await child.kill();
-        kills++;
-        for (const line of child.lines) if (line.startsWith('ack ')) acked.add(line.slice(4));
-      }
-    };
-    await Promise.all([lane(), lane(), lane()]);
+  for (const { inFlight, writes, name } of [
+    { inFlight: 1, writes: 'one write', name: 'killed' },
+    { inFlight: 4, writes: 'four writes sharing flushes', name: 'killed-batched' },
+  ]) {
+    test(`writers with ${writes} in flight, killed at random moments, leave every acknowledged write and nothing half-applied`, async () => {
+      const path = join(scratch.dir, `${name}.db`);
+      await (await openFileStore({ path })).close();
+      const acked = new Set<string>();
+      // Tiny compactions so that kills also land inside snapshot and log replacement.
+      const env = { BATON_TEST_COMPACT: '3000' };
+      let kills = 0;
+      let started = 0;
+      // Three writers at a time, so kills also hit lock holders and queued waiters.
+      const lane = async (): Promise<void> => {
+        while (kills < 30) {
+          const child = startChild(bundle, ['crash-writer', path, `w${started++}`, String(inFlight)], env);
+          // Kill after a random number of acknowledged writes plus a random fraction of one,
+          // so that kills land at every point of the write path on a slow machine as on a fast one.
+          const acks = 1 + Math.floor(Math.random() * 4);
+          await child.waitFor((line) => line.startsWith('ack ') && Number(line.split('-')[1]) >= acks - 1, 30_000);
+          await sleep(Math.random() * 8);
+          await child.kill();
+          kills++;
+          for (const line of child.lines) if (line.startsWith('ack ')) acked.add(line.slice(4));
+        }
+      };
+      await Promise.all([lane(), lane(), lane()]);
 
-    const store = await openFileStore({ path, compactAfterBytes: 1 });
-    const texts = await commentTexts(store);
-    for (const label of acked) expect(texts).toContain(label);
-    expect(new Set(texts).size).toBe(texts.length);
-    const counts = await store.read((tx) =>
-      tx.get<{ comments: number; events: number; next: string }>(
-        `SELECT (SELECT count(*) FROM comments) AS comments, (SELECT count(*) FROM events) AS events,
-                (SELECT value FROM meta WHERE name = 'next_number') AS next`,
-      ),
-    );
-    // Each operation wrote a comment, an event and a counter step together, or none of them.
-    expect(counts!.events).toBe(counts!.comments);
-    expect(Number(counts!.next)).toBe(counts!.comments + 1);
-    expect(acked.size).toBeGreaterThanOrEqual(30);
-    console.error(`${kills} kills, ${acked.size} acknowledged writes, ${counts!.comments} in the database`);
-    // The next compaction, under the lock, removes temporary files the killed writers left.
-    await addComment(store, 'after the crashes');
-    expect(readdirSync(scratch.dir).filter((name) => name.startsWith('killed.db.tmp-'))).toEqual([]);
-    await store.close();
-  }, 120_000);
+      const store = await openFileStore({ path, compactAfterBytes: 1 });
+      const texts = await commentTexts(store);
+      for (const label of acked) expect(texts).toContain(label);
+      expect(new Set(texts).size).toBe(texts.length);
+      const counts = await store.read((tx) =>
+        tx.get<{ comments: number; events: number; next: string }>(
+          `SELECT (SELECT count(*) FROM comments) AS comments, (SELECT count(*) FROM events) AS events,
+                  (SELECT value FROM meta WHERE name = 'next_number') AS next`,
+        ),
+      );
+      // Each operation wrote a comment, an event and a counter step together, or none of them.
+      expect(counts!.events).toBe(counts!.comments);
+      expect(Number(counts!.next)).toBe(counts!.comments + 1);
+      expect(acked.size).toBeGreaterThanOrEqual(30);
+      console.error(`${kills} kills, ${acked.size} acknowledged writes, ${counts!.comments} in the database`);
+      // The next compaction, under the lock, removes temporary files the killed writers left.
+      await addComment(store, 'after the crashes');
+      expect(readdirSync(scratch.dir).filter((file) => file.startsWith(`${name}.db.tmp-`))).toEqual([]);
+      await store.close();
+    }, 120_000);
+  }
 
   test('a lock holder killed outright is recovered from well within a second', async () => {
     const path = join(scratch.dir, 'holder.db');
