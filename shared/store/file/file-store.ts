@@ -4,7 +4,7 @@ import type { Result } from '../../result.js';
 import type { Store, StoreInfo, Tx } from '../store.js';
 import { compact } from './compaction.js';
 import type { FileSystem } from './file-system.js';
-import { errnoCode, statOrUndefined } from './file-system.js';
+import { failureReason, statOrUndefined } from './file-system.js';
 import type { FileLock, LockHold } from './file-lock.js';
 import { LockTimeoutError } from './file-lock.js';
 import { FileTx } from './file-tx.js';
@@ -179,7 +179,7 @@ export class FileStore implements Store {
       if (error instanceof LockTimeoutError) throw new StoreUnavailableError(this.location, error.message);
       // Catching up while queueing may itself find the files unusable; that reason stands.
       if (error instanceof StoreUnavailableError) throw error;
-      throw new StoreUnavailableError(this.location, `cannot take the lock (${errnoCode(error) ?? (error as Error).message})`);
+      throw new StoreUnavailableError(this.location, `cannot take the lock (${failureReason(error)})`);
     }
   }
 

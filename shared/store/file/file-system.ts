@@ -57,6 +57,11 @@ export function errnoCode(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/** Why a file operation failed, for a refusal's reason: the error code, else the message. */
+export function failureReason(error: unknown): string {
+  return errnoCode(error) ?? (error as Error).message;
+}
+
 /** `stat` that answers undefined for a missing file instead of throwing. */
 export function statOrUndefined(fs: FileSystem, path: string): nodeFs.Stats | undefined {
   try {

@@ -1,5 +1,5 @@
 import { StoreUnavailableError } from '../../errors.js';
-import { errnoCode } from './file-system.js';
+import { failureReason } from './file-system.js';
 import type { LogFile } from './log-file.js';
 
 /**
@@ -71,7 +71,9 @@ export class GroupFlush {
 
   private failure(error: unknown): StoreUnavailableError {
     // Other processes may already have built on the record, so it cannot be taken back.
-    const reason = errnoCode(error) ?? (error as Error).message;
-    return new StoreUnavailableError(this.location, `cannot flush the operation log to disk (${reason}); the change may be lost in a power failure`);
+    return new StoreUnavailableError(
+      this.location,
+      `cannot flush the operation log to disk (${failureReason(error)}); the change may be lost in a power failure`,
+    );
   }
 }

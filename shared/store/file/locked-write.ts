@@ -2,7 +2,7 @@ import { StoreUnavailableError } from '../../errors.js';
 import { compact } from './compaction.js';
 import { migrationStatements } from './database.js';
 import type { FileSystem } from './file-system.js';
-import { errnoCode } from './file-system.js';
+import { failureReason } from './file-system.js';
 import type { FileLock, LockHold } from './file-lock.js';
 import type { LogFile } from './log-file.js';
 import type { LoggedStatement } from './log-format.js';
@@ -41,7 +41,7 @@ export function prepareLog({ fs, replica }: LockedWriter): void {
   try {
     torn = log.truncateTornTail();
   } catch (error) {
-    throw new StoreUnavailableError(location, `cannot cut an unfinished record off the log (${describe(error)})`);
+    throw new StoreUnavailableError(location, `cannot cut an unfinished record off the log (${failureReason(error)})`);
   }
   if (torn > 0) console.error(`baton: removed ${torn} bytes of an unfinished record from ${replica.paths.log}`);
 }
@@ -79,7 +79,7 @@ export function appendAndCommit({ lock, hold, replica, appended }: LockedWriter,
     appended.push(log);
   } catch (error) {
     replica.rollback();
-    throw new StoreUnavailableError(location, `cannot append to the operation log (${describe(error)})`);
+    throw new StoreUnavailableError(location, `cannot append to the operation log (${failureReason(error)})`);
   }
   try {
     replica.exec('COMMIT');
@@ -91,8 +91,4 @@ export function appendAndCommit({ lock, hold, replica, appended }: LockedWriter,
     throw new StoreUnavailableError(location, `committed, but this copy failed to follow (${(error as Error).message})`);
   }
   replica.appliedSeq = seq;
-}
-
-function describe(error: unknown): string {
-  return errnoCode(error) ?? (error as Error).message;
 }

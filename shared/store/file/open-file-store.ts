@@ -4,7 +4,7 @@ import { StoreUnavailableError } from '../../errors.js';
 import type { Store } from '../store.js';
 import { createDatabase, exportSnapshot } from './database.js';
 import type { FileSystem } from './file-system.js';
-import { errnoCode, withFileSystem } from './file-system.js';
+import { failureReason, withFileSystem } from './file-system.js';
 import { FileLock, LockTimeoutError } from './file-lock.js';
 import { FileStore } from './file-store.js';
 import { LogFile, LogProblem } from './log-file.js';
@@ -88,14 +88,14 @@ async function createUnderLock(sqlJs: SqlJs, fs: FileSystem, paths: StorePaths, 
   try {
     fs.mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
   } catch (error) {
-    throw new StoreUnavailableError(paths.snapshot, `cannot create its folder (${errnoCode(error) ?? (error as Error).message})`);
+    throw new StoreUnavailableError(paths.snapshot, `cannot create its folder (${failureReason(error)})`);
   }
   let hold;
   try {
     hold = await lock.acquire();
   } catch (error) {
     if (error instanceof LockTimeoutError) throw new StoreUnavailableError(paths.snapshot, error.message);
-    throw new StoreUnavailableError(paths.snapshot, `cannot take the lock (${errnoCode(error) ?? (error as Error).message})`);
+    throw new StoreUnavailableError(paths.snapshot, `cannot take the lock (${failureReason(error)})`);
   }
   try {
     const existing = Replica.load(sqlJs, fs, paths);
@@ -108,7 +108,7 @@ async function createUnderLock(sqlJs: SqlJs, fs: FileSystem, paths: StorePaths, 
       return Replica.adopt(sqlJs, fs, paths, loaded, LogFile.create(fs, paths, 0, loaded.databaseId));
     } catch (error) {
       loaded.db.close();
-      throw new StoreUnavailableError(paths.snapshot, `cannot create the database (${errnoCode(error) ?? (error as Error).message})`);
+      throw new StoreUnavailableError(paths.snapshot, `cannot create the database (${failureReason(error)})`);
     }
   } finally {
     lock.release(hold);
@@ -125,7 +125,7 @@ function refuseOrphanLog(fs: FileSystem, paths: StorePaths): void {
   try {
     log = LogFile.open(fs, paths.log);
   } catch (error) {
-    const reason = error instanceof LogProblem ? error.message : `cannot read it (${errnoCode(error) ?? (error as Error).message})`;
+    const reason = error instanceof LogProblem ? error.message : `cannot read it (${failureReason(error)})`;
     throw new StoreUnavailableError(paths.log, reason);
   }
   if (!log) return;

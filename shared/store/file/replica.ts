@@ -2,7 +2,7 @@ import { StoreUnavailableError } from '../../errors.js';
 import type { LoadedDatabase } from './database.js';
 import { openSnapshotImage, userVersionOf } from './database.js';
 import type { FileSystem } from './file-system.js';
-import { errnoCode, statOrUndefined } from './file-system.js';
+import { errnoCode, failureReason, statOrUndefined } from './file-system.js';
 import { LogFile, LogProblem } from './log-file.js';
 import type { LogRecord } from './log-format.js';
 import type { StorePaths } from './paths.js';
@@ -226,7 +226,7 @@ function loadSnapshot(sqlJs: SqlJs, fs: FileSystem, paths: StorePaths): LoadedDa
   try {
     image = readSnapshot(fs, paths);
   } catch (error) {
-    throw new StoreUnavailableError(paths.snapshot, `cannot read the file (${errnoCode(error) ?? (error as Error).message})`);
+    throw new StoreUnavailableError(paths.snapshot, `cannot read the file (${failureReason(error)})`);
   }
   if (!image) return undefined;
   const problem = snapshotProblem(image.bytes);
