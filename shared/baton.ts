@@ -170,12 +170,14 @@ export class Baton {
     return this.withLease(input, async (tx, issue, lease) => {
       const state = input.state === undefined ? null : JSON.stringify(input.state);
       const gitText = git === null ? null : JSON.stringify(git);
-      await tx.run('INSERT INTO checkpoints (issue_id, note, state, agent, git, at) VALUES (?, ?, ?, ?, ?, ?)', [issue.id, input.note, state, this.caller.agent, gitText, tx.now]);
-      const row = await tx.get<CheckpointRow>('SELECT * FROM checkpoints WHERE issue_id = ? ORDER BY id DESC LIMIT 1', [issue.id]);
-      await touchIssue(tx, issue.id, { checkpoint_id: row!.id });
+      const row = (await tx.get<CheckpointRow>(
+        'INSERT INTO checkpoints (issue_id, note, state, agent, git, at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *',
+        [issue.id, input.note, state, this.caller.agent, gitText, tx.now],
+      ))!;
+      await touchIssue(tx, issue.id, { checkpoint_id: row.id });
       const renewed = await renew(tx, lease, this.ctx.leaseMs);
       await recordEvent(tx, issue, 'checkpoint', this.caller.agent, input.note.length > 120 ? `${input.note.slice(0, 117)}...` : input.note);
-      return ok({ lease: leaseView(issue.key, renewed, input.claimToken), checkpoint: toCheckpoint(row!) });
+      return ok({ lease: leaseView(issue.key, renewed, input.claimToken), checkpoint: toCheckpoint(row) });
     });
   }
 
