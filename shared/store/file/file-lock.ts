@@ -36,6 +36,8 @@ export interface LockHold {
   readonly acquiredAt: number;
   /** The owner file, open: removed by a breaker, its link count drops to zero. */
   readonly fd: number;
+  /** The ticket this holder queued with, if it had to queue: removed on release (see `acquire`). */
+  readonly ticket?: string;
 }
 
 /**
@@ -90,10 +92,12 @@ export class FileLock {
           position = queue.length;
         }
         if (position === 0) {
-          const hold = this.tryOwn(nonce);
+          // The ticket stays at the head of the queue until release: the next waiter, which
+          // watches it, then wakes once, when the lock is free. Removing it here woke that
+          // waiter in the middle of the hold, and on busy cores it took the holder's core.
+          const hold = this.tryOwn(nonce, ticket.name);
           if (hold) {
             acquired = true;
-            unlinkIfPresent(fs, `${this.dir}/${ticket.name}`);
             return hold;
           }
           // A broken stale owner makes way at once: try again without waiting for its event.
@@ -151,19 +155,27 @@ export class FileLock {
     }
   }
 
-  /** Lets go of the lock, unless it has meanwhile passed to someone else. */
+  /**
+   * Lets go of the lock, unless it has meanwhile passed to someone else. The owner file
+   * goes first: until the ticket goes too, it heads the queue and nobody takes the lock.
+   */
   release(hold: LockHold): void {
+    const { fs } = this.options;
     try {
-      if (this.isHeld(hold)) unlinkIfPresent(this.options.fs, `${this.dir}/${OWNER_FILE}`);
+      if (this.isHeld(hold)) unlinkIfPresent(fs, `${this.dir}/${OWNER_FILE}`);
     } finally {
-      this.options.fs.closeSync(hold.fd);
+      try {
+        if (hold.ticket) unlinkIfPresent(fs, `${this.dir}/${hold.ticket}`);
+      } finally {
+        fs.closeSync(hold.fd);
+      }
     }
   }
 
-  private tryOwn(nonce: string): LockHold | undefined {
+  private tryOwn(nonce: string, ticket?: string): LockHold | undefined {
     const info: OwnerInfo = { pid: process.pid, host: HOST, nonce, at: Date.now() };
     const fd = tryCreateOwner(this.options.fs, this.dir, info);
-    return fd === undefined ? undefined : { nonce, acquiredAt: info.at, fd };
+    return fd === undefined ? undefined : { nonce, acquiredAt: info.at, fd, ticket };
   }
 
   private list(): string[] {

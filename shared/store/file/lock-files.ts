@@ -11,7 +11,8 @@ import { errnoCode, readAt, statOrUndefined, unlinkIfPresent } from './file-syst
  *   Created with O_EXCL, which is what makes the lock exclusive.
  * - `t-<n>-<host>-<pid>-<nonce>`: a waiter's ticket. Lower `n` waits less; only the
  *   waiter at the head of the queue tries to create `owner`, which makes the lock fair.
- *   The name carries everything needed to judge the waiter alive without reading it.
+ *   The waiter that gets the lock keeps its ticket until it lets go. The name carries
+ *   everything needed to judge the waiter alive without reading it.
  * - `break`: a short lock taken while removing a stale `owner`, so that two processes
  *   judging the same dead holder cannot remove a live one that replaced it.
  */

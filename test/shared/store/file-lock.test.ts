@@ -99,6 +99,41 @@ describe('file lock', () => {
     expect(performance.now() - started).toBeLessThan(500);
   });
 
+  test('a waiter queued behind a holder that queued too sleeps until the lock is free', async () => {
+    const first = lock();
+    const firstHold = await first.acquire();
+    const second = lock();
+    const secondHold = second.acquire();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    let wakeUps = 0;
+    // Polling only for killed processes, rarely: every wake-up below comes from a file event.
+    const third = new FileLock(dir, { fs: nodeFileSystem, timeoutMs: 5_000, staleMs: 30_000, pollMs: 5_000 });
+    const thirdHold = third.acquire(() => wakeUps++);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const woken = wakeUps;
+    // The second takes the lock from the head of the queue; its ticket stays there.
+    first.release(firstHold);
+    const hold = await secondHold;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(wakeUps).toBe(woken);
+    const { readdirSync } = await import('node:fs');
+    expect(readdirSync(dir).filter((name) => name.startsWith('t-'))).toHaveLength(2);
+    second.release(hold);
+    third.release(await thirdHold);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  test('a holder that died with its ticket at the head of the queue is taken over within a fraction of a second', async () => {
+    mkdirSync(dir, { recursive: true });
+    const pid = await deadPid();
+    writeFileSync(join(dir, 'owner'), JSON.stringify({ pid, host: (await import('node:os')).hostname(), nonce: 'gone', at: Date.now() }));
+    writeFileSync(join(dir, `t-000000000001-${HOST_TAG}-${pid}-gone`), '');
+    const started = performance.now();
+    const l = lock();
+    l.release(await l.acquire());
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
   test('a waiter that times out leaves no ticket behind', async () => {
     const holder = lock();
     const hold = await holder.acquire();
