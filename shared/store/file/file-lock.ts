@@ -105,8 +105,10 @@ export class FileLock {
         } else if (woke === 'timeout') {
           // Only a poll that timed out suggests a dead waiter ahead: a live queue moves by
           // events. Checking the pid of every waiter ahead at each of them cost eight
-          // processes writing at once ~7% of their CPU per write.
-          this.dropStaleAhead(queue.slice(0, position));
+          // processes writing at once ~7% of their CPU per write. When one was dead, look
+          // again at once, still as after a timeout: it may have been the holder, whose
+          // owner file is then judged too.
+          if (this.dropStaleAhead(queue.slice(0, position))) continue;
         }
         whileWaiting?.();
         const now = Date.now();
@@ -127,8 +129,9 @@ export class FileLock {
           woke = 'event';
           continue;
         }
-        // The head polls for a killed holder; waiters further back only for killed waiters ahead.
-        const interval = waiter.interval(position === 0 ? this.pollMs : this.pollMs * 4);
+        // The head, and the waiter behind the holder's ticket, poll for a killed holder;
+        // waiters further back only for killed waiters ahead.
+        const interval = waiter.interval(position <= 1 ? this.pollMs : this.pollMs * 4);
         woke = await waiter.next(Math.min(interval, deadline - now));
       }
     } finally {
@@ -203,12 +206,16 @@ export class FileLock {
     return stale && breakOwner(fs, this.dir, owner === 'blank' ? 'blank' : owner.nonce, 1000);
   }
 
-  private dropStaleAhead(ahead: Ticket[]): void {
+  /** Removes the tickets of dead waiters (or a dead holder) ahead; true when it removed any. */
+  private dropStaleAhead(ahead: Ticket[]): boolean {
+    let dropped = false;
     for (const ticket of ahead) {
       if (isTicketStale(this.options.fs, this.dir, ticket, this.options.staleMs)) {
         unlinkIfPresent(this.options.fs, `${this.dir}/${ticket.name}`);
+        dropped = true;
       }
     }
+    return dropped;
   }
 
   private describeHolder(): string {
