@@ -92,7 +92,10 @@ export async function readPathProbe(
 
 /**
  * A process holding the write lock is killed with SIGKILL while another waits to
- * write: the time from the kill until the waiter's write has committed.
+ * write: the time from the kill until the waiter's write has committed. Every other
+ * holder had to queue for the lock first (behind a process that is killed to let it
+ * in), so that it dies with its ticket at the head of the queue, as a holder under load
+ * does.
  */
 export async function recoveryProbe(benchDir: string, kind: StoreKind, target: string, times: number): Promise<Summary> {
   const waiter = await ProbeProcess.start(benchDir, { kind, target, agent: 'bench-waiter' });
@@ -101,8 +104,17 @@ export async function recoveryProbe(benchDir: string, kind: StoreKind, target: s
     await waiter.request({ cmd: 'write' }, 'done');
     for (let i = 0; i < times; i++) {
       const holder = await ProbeProcess.start(benchDir, { kind, target, agent: 'bench-holder' });
+      const gate = i % 2 === 1 ? await ProbeProcess.start(benchDir, { kind, target, agent: 'bench-gate' }) : null;
       try {
-        await holder.request({ cmd: 'hold' }, 'done');
+        if (gate) {
+          await gate.request({ cmd: 'hold' }, 'done');
+          const holding = holder.request({ cmd: 'hold' }, 'done', 60_000);
+          await sleep(150);
+          gate.kill('SIGKILL');
+          await holding;
+        } else {
+          await holder.request({ cmd: 'hold' }, 'done');
+        }
         const committed = waiter.request({ cmd: 'write' }, 'done', 60_000);
         // Let the waiter queue up behind the holder first.
         await sleep(150);
@@ -112,6 +124,7 @@ export async function recoveryProbe(benchDir: string, kind: StoreKind, target: s
         samples.push(at - killedAt);
       } finally {
         holder.kill('SIGKILL');
+        gate?.kill('SIGKILL');
       }
       await sleep(100);
     }

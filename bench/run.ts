@@ -243,7 +243,7 @@ async function probes(results: BenchResults, datasets: Map<number, Dataset>, wor
   const probeSize = probeSizes.includes(10_000) ? 10_000 : probeSizes[0];
   for (const kind of ['baton', 'native'] as const) {
     await attempt(`recovery after SIGKILL, ${kind}, ${k(probeSize)}`, async () => {
-      const ms = await recoveryProbe(benchDir, kind, await fresh(probeSize, kind), quick ? 5 : 8);
+      const ms = await recoveryProbe(benchDir, kind, await fresh(probeSize, kind), quick ? 6 : 8);
       results.recovery.push({ store: kind, issues: probeSize, ms });
       progress(`recovery after SIGKILL, ${kind}: p50 ${ms.p50} ms, max ${ms.max} ms`);
     });
