@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { FileLock, LockTimeoutError } from '../../../shared/store/file/file-lock.js';
@@ -116,7 +116,6 @@ describe('file lock', () => {
     const hold = await secondHold;
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(wakeUps).toBe(woken);
-    const { readdirSync } = await import('node:fs');
     expect(readdirSync(dir).filter((name) => name.startsWith('t-'))).toHaveLength(2);
     second.release(hold);
     third.release(await thirdHold);
@@ -139,7 +138,6 @@ describe('file lock', () => {
     const hold = await holder.acquire();
     await expect(lock({ timeoutMs: 100 }).acquire()).rejects.toBeInstanceOf(LockTimeoutError);
     holder.release(hold);
-    const { readdirSync } = await import('node:fs');
     expect(readdirSync(dir)).toEqual([]);
   });
 
