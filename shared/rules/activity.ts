@@ -1,6 +1,6 @@
 import type { Tx } from '../store/store.js';
 import type { ActivityEvent } from '../types.js';
-import { type EventRow, toEvent } from './rows.js';
+import { type EventRow, limitTo, toEvent } from './rows.js';
 
 /** Event types of the append-only activity log. */
 export type EventType =
@@ -42,7 +42,7 @@ export async function recordEvent(
 export async function listEvents(tx: Tx, issueId: number | null, limit: number): Promise<ActivityEvent[]> {
   const rows =
     issueId === null
-      ? await tx.all<EventRow>('SELECT * FROM events ORDER BY id DESC LIMIT ?', [limit])
-      : await tx.all<EventRow>('SELECT * FROM events WHERE issue_id = ? ORDER BY id DESC LIMIT ?', [issueId, limit]);
+      ? await tx.all<EventRow>(`SELECT * FROM events ORDER BY id DESC ${limitTo(limit)}`)
+      : await tx.all<EventRow>(`SELECT * FROM events WHERE issue_id = ? ORDER BY id DESC ${limitTo(limit)}`, [issueId]);
   return rows.map(toEvent);
 }

@@ -2,7 +2,7 @@ import type { Tx } from '../store/store.js';
 import type { ClaimResult, Role } from '../types.js';
 import { findIssue, findIssueById, issueView } from './issues.js';
 import { claim, type Claimed, getLease, isLive, type LeaseContext, leaseView, takeOver } from './leases.js';
-import { ISSUE_COLUMNS, type IssueRow, placeholders } from './rows.js';
+import { ISSUE_COLUMNS, type IssueRow, limitTo, placeholders } from './rows.js';
 
 /**
  * Dispatch: which issue goes next. An issue is ready when it is `todo`, or `doing` with no
@@ -45,8 +45,8 @@ export async function readyIssues(
   return tx.all<IssueRow>(
     `SELECT ${ISSUE_COLUMNS.split(', ').map((c) => `i.${c}`).join(', ')} FROM issues i
      WHERE ${ready.sql} AND ${labelled.sql}${excluded}
-     ORDER BY i.eff_priority, i.priority, i.created_at, i.number LIMIT ?${options.lock ? tx.dialect.skipLocked : ''}`,
-    [...ready.params, ...labelled.params, ...exclude, limit],
+     ORDER BY i.eff_priority, i.priority, i.created_at, i.number ${limitTo(limit)}${options.lock ? tx.dialect.skipLocked : ''}`,
+    [...ready.params, ...labelled.params, ...exclude],
   );
 }
 

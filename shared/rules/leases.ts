@@ -7,7 +7,7 @@ import type { Caller, Lease, Role } from '../types.js';
 import { recordEvent } from './activity.js';
 import { branchFor } from './branch.js';
 import { openBlockers } from './issues.js';
-import { type IssueRow, iso, type LeaseRow, type TokenRow, type TokenState } from './rows.js';
+import { type IssueRow, iso, type LeaseRow, limitTo, type TokenRow, type TokenState } from './rows.js';
 
 /**
  * The lease rules, all of them: who holds an issue, for how long, with which token.
@@ -280,10 +280,7 @@ export async function anyExpired(tx: Tx): Promise<boolean> {
  * transaction holds is skipped, to be cleared on a later tick.
  */
 export async function sweepExpired(tx: Tx, limit: number, by: string): Promise<string[]> {
-  const due = await tx.all<{ issue_id: number }>('SELECT issue_id FROM leases WHERE expires_at <= ? ORDER BY expires_at LIMIT ?', [
-    tx.now,
-    limit,
-  ]);
+  const due = await tx.all<{ issue_id: number }>(`SELECT issue_id FROM leases WHERE expires_at <= ? ORDER BY expires_at ${limitTo(limit)}`, [tx.now]);
   const reclaimed: string[] = [];
   for (const { issue_id } of due) {
     const issue = await tx.get<IssueRow>(`SELECT * FROM issues WHERE id = ?${tx.dialect.skipLocked}`, [issue_id]);

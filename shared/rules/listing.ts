@@ -5,7 +5,7 @@ import type { SqlValue, Tx } from '../store/store.js';
 import type { IssueSummary } from '../types.js';
 import { labelsCondition, readyCondition } from './dispatch.js';
 import { summaries } from './issues.js';
-import { ISSUE_COLUMNS, type IssueRow } from './rows.js';
+import { ISSUE_COLUMNS, type IssueRow, limitTo } from './rows.js';
 
 interface Cursor {
   c: number;
@@ -63,8 +63,8 @@ export async function listIssues(tx: Tx, input: ListIssuesInput): Promise<Result
   const rows = await tx.all<IssueRow>(
     `SELECT ${ISSUE_COLUMNS.split(', ').map((c) => `i.${c}`).join(', ')} FROM issues i
      ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
-     ORDER BY i.created_at DESC, i.number DESC LIMIT ?`,
-    [...params, limit + 1],
+     ORDER BY i.created_at DESC, i.number DESC ${limitTo(limit + 1)}`,
+    params,
   );
   const page = rows.slice(0, limit);
   return ok({ issues: await summaries(tx, page), nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]) : null });

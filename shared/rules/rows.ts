@@ -105,3 +105,13 @@ export function toEvent(row: EventRow): ActivityEvent {
 export function placeholders(n: number): string {
   return Array.from({ length: n }, () => '?').join(', ');
 }
+
+/**
+ * `LIMIT n`, with n written into the statement rather than bound. SQLite plans with the
+ * value of a bound LIMIT, so binding one makes the statement compile again each time:
+ * on sql.js that made dispatch, which asks for one row, take 170 µs instead of 35.
+ */
+export function limitTo(n: number): string {
+  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`a LIMIT must be a whole number, not ${n}`);
+  return `LIMIT ${n}`;
+}
