@@ -86,10 +86,12 @@ if [[ ! -f $data/PG_VERSION ]]; then
     { cat "$dir/initdb.log" >&2; exit 1; }
 fi
 
+# No autovacuum: a worker connected to a test's database (as the superuser) is a session
+# the test role may not end, and DROP DATABASE ... WITH (FORCE) then fails the test file.
 if ! running; then
   log "starting on 127.0.0.1:$port"
   as_owner "$bin/pg_ctl" -D "$data" -l "$dir/server.log" -w -t 60 \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=200 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=200 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c autovacuum=off" \
     start >&2 || { tail -n 30 "$dir/server.log" >&2; exit 1; }
 fi
 
