@@ -51,6 +51,11 @@ export interface LoadResult {
   rssMb: number;
   /** Resident memory at the end of the windows, largest of the measured processes. */
   rssEndMb: number;
+  /**
+   * The store's files after the run, in MB: Baton's snapshot and operation log, the
+   * reference's database and write-ahead log. Absent on PostgreSQL.
+   */
+  files?: { databaseMb: number; logMb: number };
   doubleClaims: number;
   doubleClaimExamples?: string[];
   ops: Record<Op, Summary>;
@@ -259,8 +264,10 @@ export class AgentSet {
 
     const store = await openBenchStore(config.kind, config.target);
     let double;
+    let sizes;
     try {
       double = await countDoubleClaims(store, loops);
+      sizes = (await store.info()).sizes;
     } finally {
       await store.close();
     }
@@ -282,6 +289,7 @@ export class AgentSet {
       maxMs: round(latencies.claim.max),
       rssMb: round(rssPeak),
       rssEndMb: round(Math.max(0, ...this.windows.map((w) => w.rssEndMb))),
+      ...(sizes ? { files: { databaseMb: round(sizes.snapshot / 2 ** 20), logMb: round(sizes.log / 2 ** 20) } } : {}),
       doubleClaims: double.count,
       ...(double.examples.length ? { doubleClaimExamples: double.examples } : {}),
       ops: Object.fromEntries(OPS.map((op) => [op, roundSummary(latencies[op])])) as Record<Op, Summary>,

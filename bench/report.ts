@@ -84,7 +84,7 @@ const k = (n: number) => `${n / 1000}k`;
 
 /** The terminal table of the load runs. */
 export function runsTable(runs: readonly RunEntry[]): string {
-  const header = ['issues', 'procs', 'store', 'via', 'claims/s', 'x ref', 'p50 ms', 'p99 ms', 'max ms', 'x ref p99', 'RSS MB', 'cpu ms/op', 'starved s', 'double'];
+  const header = ['issues', 'procs', 'store', 'via', 'claims/s', 'x ref', 'p50 ms', 'p99 ms', 'max ms', 'x ref p99', 'RSS MB', 'cpu ms/op', 'db+log MB', 'starved s', 'double'];
   const rows = runs.map((r) => [
     k(r.issues),
     String(r.procs),
@@ -98,6 +98,7 @@ export function runsTable(runs: readonly RunEntry[]): string {
     r.ratio ? fmt(r.ratio.p99Ms, 2) : '',
     fmt(r.rssMb),
     fmt(r.cpuMsPerOp),
+    r.files ? `${fmt(r.files.databaseMb)}+${fmt(r.files.logMb)}` : '',
     String(r.starvedAgentSeconds),
     String(r.doubleClaims),
   ]);
