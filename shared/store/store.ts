@@ -21,7 +21,7 @@ export interface Dialect {
 export interface Tx {
   readonly now: number;
   readonly dialect: Dialect;
-  /** Rows of a query, or of a change with `RETURNING` (in a write, recorded as `run` records it). */
+  /** `all` and `get`: rows of a query, or of a change with `RETURNING` (in a write, recorded as `run` records it). */
   all<T = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
   get<T = Row>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined>;
   /** A statement that changes data. The file store records it for every other process to replay. */

@@ -166,12 +166,9 @@ export class FileLock {
     const { fs } = this.options;
     try {
       if (this.isHeld(hold)) unlinkIfPresent(fs, `${this.dir}/${OWNER_FILE}`);
+      if (hold.ticket) unlinkIfPresent(fs, `${this.dir}/${hold.ticket}`);
     } finally {
-      try {
-        if (hold.ticket) unlinkIfPresent(fs, `${this.dir}/${hold.ticket}`);
-      } finally {
-        fs.closeSync(hold.fd);
-      }
+      fs.closeSync(hold.fd);
     }
   }
 
