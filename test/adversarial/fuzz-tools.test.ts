@@ -310,7 +310,16 @@ describe('fuzzing the stdio server', () => {
       const dropped = id;
       server.send({ jsonrpc: '2.0', id: ++id, method: 'tools/list' });
       const last = id;
-      await waitFor(() => server.messages.some((m) => (m as Json).id === last), 60_000, 'the last answer');
+      // Answers come in the order calls finish, not the order they were sent: a tools/list
+      // overtakes a call still validating a deep argument. Wait for every one of them.
+      const unanswered = () => {
+        const seen = new Set(server.messages.map((m) => (m as Json).id));
+        const extras = Array.from({ length: 6 }, (_, i) => last - 5 + i).filter((extraId) => extraId !== dropped);
+        return [...calls.map((c) => c.id), ...extras].filter((callId) => !seen.has(callId));
+      };
+      await waitFor(() => unanswered().length === 0, 60_000, 'an answer to every call').catch(() => {
+        // The assertions below name the calls left without one.
+      });
 
       const byId = new Map(server.messages.filter((m) => typeof (m as Json).id === 'number').map((m) => [(m as Json).id as number, m as Json]));
       for (const call of calls) {
