@@ -6,9 +6,10 @@ import type { OwnerInfo, Ticket } from './lock-files.js';
 import {
   HOST,
   OWNER_FILE,
+  PROCESS_STARTED,
   breakOwner,
   createTicket,
-  isProcessAlive,
+  isOwnerGone,
   isTicketStale,
   ownerIdleMs,
   queuedTickets,
@@ -174,6 +175,7 @@ export class FileLock {
 
   private tryOwn(nonce: string, ticket?: string): LockHold | undefined {
     const info: OwnerInfo = { pid: process.pid, host: HOST, nonce, at: Date.now() };
+    if (PROCESS_STARTED) info.started = PROCESS_STARTED;
     const fd = tryCreateOwner(this.options.fs, this.dir, info);
     return fd === undefined ? undefined : { nonce, acquiredAt: info.at, fd, ticket };
   }
@@ -196,10 +198,7 @@ export class FileLock {
     const idle = ownerIdleMs(fs, this.dir, Date.now());
     if (idle === undefined) return false;
     // A blank owner is a holder killed between creating and writing the file: give it a moment.
-    const stale =
-      owner === 'blank'
-        ? idle > Math.min(staleMs, 1000)
-        : (owner.host === HOST && owner.pid !== process.pid && !isProcessAlive(owner.pid)) || idle > staleMs;
+    const stale = owner === 'blank' ? idle > Math.min(staleMs, 1000) : isOwnerGone(owner, idle, staleMs);
     return stale && breakOwner(fs, this.dir, owner === 'blank' ? 'blank' : owner.nonce, 1000);
   }
 

@@ -12,7 +12,7 @@ import { GroupFlush } from './group-flush.js';
 import type { LogFile } from './log-file.js';
 import type { LoggedStatement } from './log-format.js';
 import type { LockedWriter } from './locked-write.js';
-import { appendAndCommit, migrate, prepareLog } from './locked-write.js';
+import { appendAndCommit, assertHeld, migrate, prepareLog } from './locked-write.js';
 import { Mutex } from './mutex.js';
 import type { Replica } from './replica.js';
 import { LATEST_SCHEMA_VERSION } from './snapshot-header.js';
@@ -167,7 +167,7 @@ export class FileStore implements Store {
     appendAndCommit(writer, recorded);
     if (replica.log && replica.log.validEnd >= this.parts.compactAfterBytes) {
       this.parts.lock.touch();
-      compact(this.parts.fs, replica);
+      compact(this.parts.fs, replica, () => assertHeld(writer));
     }
     return result;
   }

@@ -29,6 +29,8 @@ export interface OwnerInfo {
   nonce: string;
   /** Wall-clock milliseconds when it was acquired. */
   at: number;
+  /** The holder's process start time where the kernel tells it (see {@link processStartTime}). */
+  started?: string;
 }
 
 /** This machine's name; process ids are only comparable on the same one. */
@@ -47,17 +49,30 @@ export function isProcessAlive(pid: number): boolean {
   } catch (error) {
     return errnoCode(error) === 'EPERM';
   }
-  return !isZombie(pid);
+  return procStat(pid)?.[0] !== 'Z';
 }
 
-function isZombie(pid: number): boolean {
-  if (process.platform !== 'linux') return false;
+/**
+ * When a process started, in clock ticks since boot: with its pid, it names one process
+ * for good, where a pid alone may be reused once the process is gone. Linux only
+ * (undefined elsewhere, or when the process is gone).
+ */
+export function processStartTime(pid: number): string | undefined {
+  return procStat(pid)?.[19];
+}
+
+/** This process's start time, written into the owner file it creates. */
+export const PROCESS_STARTED = processStartTime(process.pid);
+
+/** The fields of /proc/<pid>/stat from the third (the state) on; undefined off Linux or when gone. */
+function procStat(pid: number): string[] | undefined {
+  if (process.platform !== 'linux') return undefined;
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    // The state follows the parenthesised command name, which may itself contain ") ".
-    return stat.charAt(stat.lastIndexOf(')') + 2) === 'Z';
+    // They follow the parenthesised command name, which may itself contain ") ".
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -140,6 +155,21 @@ export function breakOwner(fs: FileSystem, dir: string, judged: string | 'blank'
   } finally {
     unlinkIfPresent(fs, breakPath);
   }
+}
+
+/**
+ * Whether the holder that wrote `owner` is gone. On this machine that is decided by its
+ * process, never by how long it has held the lock: a holder that is merely stopped (Ctrl-Z,
+ * a debugger, a suspended laptop) would otherwise lose the lock, resume, and write over the
+ * work of whoever took it. Its process start time tells it from a later process reusing
+ * its pid; where there is none to compare (not Linux, an older owner file), and for
+ * holders on other machines, silence past `staleMs` is all there is to go by.
+ */
+export function isOwnerGone(owner: OwnerInfo, idleMs: number, staleMs: number): boolean {
+  if (owner.host !== HOST || owner.pid === process.pid) return idleMs > staleMs;
+  if (!isProcessAlive(owner.pid)) return true;
+  if (owner.started === undefined || PROCESS_STARTED === undefined) return idleMs > staleMs;
+  return processStartTime(owner.pid) !== owner.started;
 }
 
 /** A parsed ticket name. */

@@ -20,14 +20,25 @@ export interface LockedWriter {
   appended: LogFile[];
 }
 
+/**
+ * Throws unless the lock is still this writer's. A holder judged stale (see file-lock.ts)
+ * must not touch the files again: whoever took the lock may have written since.
+ */
+export function assertHeld({ lock, hold, replica }: LockedWriter): void {
+  if (!lock.isHeld(hold)) {
+    throw new StoreUnavailableError(replica.paths.snapshot, 'the lock was taken over while writing (this process was judged stale)');
+  }
+}
+
 /** Under the lock: catches up and leaves a log to append to that ends with a complete record. */
-export function prepareLog({ fs, replica }: LockedWriter): void {
+export function prepareLog(writer: LockedWriter): void {
+  const { fs, replica } = writer;
   const location = replica.paths.snapshot;
   replica.catchUp();
   if (!replica.log) {
     // The log is missing (creation died before writing it, or someone deleted it):
     // fold this copy into a snapshot first so that no other process meets a gap.
-    if (!compact(fs, replica) || !replica.log) throw new StoreUnavailableError(location, 'cannot create the operation log');
+    if (!compact(fs, replica, () => assertHeld(writer)) || !replica.log) throw new StoreUnavailableError(location, 'cannot create the operation log');
   }
   if (!replica.log.writable) {
     // Opened while the folder was read-only: open it again, since that may have changed.
@@ -65,12 +76,16 @@ export function migrate(writer: LockedWriter): void {
  * Appends the open transaction's record to the log, then commits it in memory. When the
  * append fails, the transaction is rolled back and the log cut back: nothing changed.
  */
-export function appendAndCommit({ lock, hold, replica, appended }: LockedWriter, recorded: LoggedStatement[]): void {
+export function appendAndCommit(writer: LockedWriter, recorded: LoggedStatement[]): void {
+  const { replica, appended } = writer;
   const location = replica.paths.snapshot;
   const log = replica.log;
-  if (!log || !lock.isHeld(hold)) {
+  try {
+    assertHeld(writer);
+    if (!log) throw new StoreUnavailableError(location, 'the operation log was closed while writing');
+  } catch (error) {
     replica.rollback();
-    throw new StoreUnavailableError(location, 'the lock was taken over while writing (this process was judged stale)');
+    throw error;
   }
   const seq = replica.appliedSeq + 1;
   const record = encodeRecord(seq, recorded);

@@ -66,9 +66,9 @@ export class LogFile {
 
   /**
    * Writes a new empty log continuing from `baseSeq` and renames it into place, so no
-   * reader ever sees a log without its header.
+   * reader ever sees a log without its header; `beforeRename` may still call it off.
    */
-  static create(fs: FileSystem, paths: StorePaths, baseSeq: number, databaseId: string): LogFile {
+  static create(fs: FileSystem, paths: StorePaths, baseSeq: number, databaseId: string, beforeRename?: () => void): LogFile {
     const tmp = `${paths.dir}/${paths.tmpPrefix}${process.pid}-${randomBytes(6).toString('hex')}`;
     try {
       const fd = fs.openSync(tmp, 'wx', 0o600);
@@ -78,6 +78,7 @@ export class LogFile {
       } finally {
         fs.closeSync(fd);
       }
+      beforeRename?.();
       fs.renameSync(tmp, paths.log);
     } catch (error) {
       unlinkIfPresent(fs, tmp);

@@ -7,9 +7,10 @@ import type { StorePaths } from './paths.js';
 /**
  * Replaces the snapshot with `bytes` atomically: a uniquely named temporary file in the
  * same folder, fsynced, renamed over, and the folder fsynced so the rename itself
- * survives a power cut. A failure leaves the old snapshot as it was.
+ * survives a power cut. A failure leaves the old snapshot as it was; so does
+ * `beforeRename` throwing.
  */
-export function writeSnapshot(fs: FileSystem, paths: StorePaths, bytes: Uint8Array): void {
+export function writeSnapshot(fs: FileSystem, paths: StorePaths, bytes: Uint8Array, beforeRename?: () => void): void {
   const tmp = `${paths.dir}/${paths.tmpPrefix}${process.pid}-${randomBytes(6).toString('hex')}`;
   try {
     const fd = fs.openSync(tmp, 'wx', 0o600);
@@ -19,6 +20,7 @@ export function writeSnapshot(fs: FileSystem, paths: StorePaths, bytes: Uint8Arr
     } finally {
       fs.closeSync(fd);
     }
+    beforeRename?.();
     fs.renameSync(tmp, paths.snapshot);
   } catch (error) {
     unlinkIfPresent(fs, tmp);

@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { FileLock, LockTimeoutError } from '../../../shared/store/file/file-lock.js';
 import { nodeFileSystem } from '../../../shared/store/file/file-system.js';
-import { HOST_TAG, isProcessAlive } from '../../../shared/store/file/lock-files.js';
+import { HOST_TAG, isProcessAlive, processStartTime } from '../../../shared/store/file/lock-files.js';
 import { scratchDir } from './helpers.js';
 
 let scratch: ReturnType<typeof scratchDir>;
@@ -84,6 +85,47 @@ describe('file lock', () => {
     const error = await lock({ timeoutMs: 200, staleMs: 60_000 }).acquire().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LockTimeoutError);
     expect((error as Error).message).toMatch(/^locked by pid 1 on another-container for \d+\.\ds$/);
+    const old = new Date(Date.now() - 120_000);
+    utimesSync(join(dir, 'owner'), old, old);
+    const l = lock({ staleMs: 60_000 });
+    l.release(await l.acquire());
+  });
+
+  test.runIf(process.platform === 'linux')(
+    'a holder on this machine whose process still runs keeps the lock however long it is silent; a later process reusing its pid does not',
+    async () => {
+      const sleeper = spawn('sleep', ['30']);
+      await new Promise((resolve) => sleeper.on('spawn', resolve));
+      try {
+        mkdirSync(dir, { recursive: true });
+        const pid = sleeper.pid!;
+        const owner = (started: string) => {
+          writeFileSync(join(dir, 'owner'), JSON.stringify({ pid, host: hostname(), nonce: 'here', at: Date.now(), started }));
+          const old = new Date(Date.now() - 120_000);
+          utimesSync(join(dir, 'owner'), old, old);
+        };
+        // Stopped, say, and silent for two minutes against a stale limit of one second.
+        owner(processStartTime(pid)!);
+        const error = await lock({ timeoutMs: 300, staleMs: 1_000 }).acquire().catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(LockTimeoutError);
+        expect((error as Error).message).toMatch(new RegExp(`^locked by pid ${pid} for`));
+        // The same pid, started at another time: the holder is gone and its pid reused.
+        owner('1');
+        const started = performance.now();
+        const l = lock({ timeoutMs: 2_000, staleMs: 60_000 });
+        l.release(await l.acquire());
+        expect(performance.now() - started).toBeLessThan(500);
+      } finally {
+        sleeper.kill();
+      }
+    },
+  );
+
+  test('a holder that wrote no start time (an older Baton) and still runs is judged by age', async () => {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'owner'), JSON.stringify({ pid: process.ppid, host: hostname(), nonce: 'older', at: Date.now() }));
+    const error = await lock({ timeoutMs: 200, staleMs: 60_000 }).acquire().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LockTimeoutError);
     const old = new Date(Date.now() - 120_000);
     utimesSync(join(dir, 'owner'), old, old);
     const l = lock({ staleMs: 60_000 });

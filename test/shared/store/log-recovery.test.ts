@@ -1,6 +1,6 @@
 import { appendFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as nodeFs from 'node:fs';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { BATON_APPLICATION_ID, SQLITE_MIGRATIONS } from '../../../shared/store/sqlite-schema.js';
 import { ManualClock } from '../../../shared/clock.js';
 import { StoreUnavailableError } from '../../../shared/errors.js';
@@ -90,6 +90,33 @@ describe('operation log recovery', () => {
     await addComment(a, 'two');
     expect(tempFiles()).toEqual([]);
     expect(await commentTexts(await open())).toEqual(['one', 'two']);
+  });
+
+  test('a writer whose lock was taken over while it compacted renames nothing into place', async () => {
+    let broken = false;
+    const { fs } = countingFs((name, args) => {
+      // Someone judged this holder stale and broke its lock while it wrote the new snapshot.
+      if (name === 'openSync' && String(args[0]).includes('.tmp-') && !broken) {
+        broken = true;
+        nodeFs.unlinkSync(`${scratch.path}.lock/owner`);
+      }
+    });
+    await open();
+    const a = await open({ fs, compactAfterBytes: 1 });
+    const snapshot = statSync(scratch.path).ino;
+    const log = statSync(`${scratch.path}-log`).ino;
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      expect((await addComment(a, 'committed before the compaction')).ok).toBe(true);
+      expect(errors.mock.calls.join('\n')).toMatch(/could not write a new snapshot .*lock was taken over/);
+    } finally {
+      errors.mockRestore();
+    }
+    expect(broken).toBe(true);
+    expect(statSync(scratch.path).ino).toBe(snapshot);
+    expect(statSync(`${scratch.path}-log`).ino).toBe(log);
+    expect(tempFiles()).toEqual([]);
+    expect(await commentTexts(await open())).toEqual(['committed before the compaction']);
   });
 
   test('a failing append reports the store unavailable and changes nothing anywhere', async () => {
