@@ -23,10 +23,12 @@ export function readyCondition(tx: Tx, role: Role): { sql: string; params: numbe
 
 /** The SQL condition (on alias `i`) for "carries every one of these labels". */
 export function labelsCondition(labels: readonly string[]): { sql: string; params: string[] } {
-  if (labels.length === 0) return { sql: '1 = 1', params: [] };
+  // Counted against the labels an issue carries, so a label asked for twice counts once.
+  const wanted = [...new Set(labels)];
+  if (wanted.length === 0) return { sql: '1 = 1', params: [] };
   return {
-    sql: `(SELECT count(*) FROM issue_labels il WHERE il.issue_id = i.id AND il.label IN (${placeholders(labels.length)})) = ${labels.length}`,
-    params: [...labels],
+    sql: `(SELECT count(*) FROM issue_labels il WHERE il.issue_id = i.id AND il.label IN (${placeholders(wanted.length)})) = ${wanted.length}`,
+    params: wanted,
   };
 }
 

@@ -84,6 +84,12 @@ describe('dispatch order', () => {
     expect(value(await h.session('a').nextIssue({ labels: ['ui', 'bug'] }))?.issue.title).toBe('ui and bug');
     expect(value(await h.session('a').nextIssue({ labels: ['ui', 'bug'] }))).toBeNull();
   });
+
+  it('counts a label asked for twice once', async () => {
+    const h = await harness();
+    value(await h.session('admin').createIssue({ title: 'ui', labels: ['ui'] }));
+    expect(value(await h.session('a').nextIssue({ labels: ['ui', 'ui'] }))?.issue.title).toBe('ui');
+  });
 });
 
 describe('next_batch', () => {
