@@ -1,5 +1,4 @@
 import type { Readable, Writable } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { loadConfig } from '../shared/config.js';
 import { resolveLocation } from '../shared/location.js';
 import { DrainingTransport } from './draining-transport.js';
@@ -7,6 +6,7 @@ import { sessionIdentity } from './identity.js';
 import { untrackedLeaseWarning } from './lease-warning.js';
 import { createServer } from './server.js';
 import { sessionCore } from './session.js';
+import { StdioLineTransport } from './stdio-transport.js';
 import { sweepInterval } from './sweeper.js';
 
 export interface StartOptions {
@@ -83,7 +83,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       session.core().catch((error: unknown) => log(`baton: ${error instanceof Error ? error.message : String(error)}`));
     }, HANDSHAKE_SETTLE_MS);
   };
-  const transport = new DrainingTransport(new StdioServerTransport(stdin, options.stdout ?? process.stdout));
+  const transport = new DrainingTransport(new StdioLineTransport(stdin, options.stdout ?? process.stdout));
   // The error's own message may quote the unreadable input, which may hold a token: name it only.
   transport.onerror = (error) => log(`baton: transport: ${error.name}; the message was not read`);
 
