@@ -10,8 +10,8 @@ export function parseKey(value: string): string {
 }
 
 export function parsePriority(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < PRIORITY_MIN || n > PRIORITY_MAX) {
+  const n = wholeNumber(value);
+  if (n === null || n < PRIORITY_MIN || n > PRIORITY_MAX) {
     throw new InvalidArgumentError(`expected a priority from ${PRIORITY_MIN} (highest) to ${PRIORITY_MAX}.`);
   }
   return n;
@@ -26,10 +26,18 @@ export function parseStatus(value: string): Status {
 
 export function positiveInt(max: number): (value: string) => number {
   return (value) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 1 || n > max) throw new InvalidArgumentError(`expected a whole number from 1 to ${max}.`);
+    const n = wholeNumber(value);
+    if (n === null || n < 1 || n > max) throw new InvalidArgumentError(`expected a whole number from 1 to ${max}.`);
     return n;
   };
+}
+
+/**
+ * Decimal digits only. `Number` alone reads "" and " " as 0 (an unset shell variable
+ * would become priority 0, the highest) and takes "0x3" or "1e0" too.
+ */
+function wholeNumber(value: string): number | null {
+  return /^\d+$/.test(value) ? Number(value) : null;
 }
 
 /** A repeatable option (`--label a --label b`) that also takes commas (`--label a,b`). */

@@ -35,10 +35,23 @@ describe('baton command line', () => {
     ['a malformed key', ['show', 'not-a-key']],
     ['a priority out of range', ['add', 'A title', '--priority', '9']],
     ['a bad status filter', ['ls', '--status', 'finished']],
+    ['an empty priority', ['add', 'A title', '-p', '']],
+    ['a blank priority', ['add', 'A title', '-p', ' ']],
+    ['a priority in hex', ['add', 'A title', '-p', '0x3']],
+    ['an empty limit', ['ls', '--limit', '']],
+    ['an empty interval', ['claims', '--interval', ' ']],
   ])('exits 2 on %s', async (_, args) => {
     const run = await runCli(args, { cwd: repo.main });
     expect(run.status).toBe(2);
     expect(run.stdout).not.toContain('"error"');
+  });
+
+  it('creates no issue when the priority is empty, rather than one at priority 0', async () => {
+    const run = await runCli(['add', 'Unset priority', '-p', ''], { cwd: repo.main });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('expected a priority');
+    const { issues } = (await runCli(['ls', '--json'], { cwd: repo.main })).json();
+    expect(issues.filter((i: { title: string }) => i.title === 'Unset priority')).toEqual([]);
   });
 
   it('exits 2 with one line naming the setting when a setting is out of range', async () => {
