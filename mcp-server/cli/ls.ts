@@ -1,6 +1,9 @@
 import type { Command } from 'commander';
 import { LIMITS } from '../../shared/limits.js';
-import type { Status } from '../../shared/types.js';
+import type { Baton } from '../../shared/baton.js';
+import type { Result } from '../../shared/result.js';
+import { ok } from '../../shared/result.js';
+import type { IssueSummary, Status } from '../../shared/types.js';
 import type { CliDeps, CommonOptions } from './context.js';
 import { action, withCommonOptions } from './context.js';
 import { unwrap } from './exit.js';
@@ -27,14 +30,14 @@ export function registerLsCommand(program: Command, deps: CliDeps): void {
       .option('-s, --status <status>', 'only this status (todo, doing, review, done, cancelled)', parseStatus)
       .option('-l, --label <label>', 'only issues with this label')
       .option('-t, --text <text>', 'only issues whose title or body contains this')
-      .option('--ready', 'only issues ready to claim, in dispatch order')
+      .option('--ready', 'only issues ready to claim, in dispatch order (the other filters still apply)')
       .option('-a, --all', 'include done and cancelled issues')
       .option('-n, --limit <n>', 'at most this many', positiveInt(LIMITS.listMax * 100), LIMITS.listDefault),
   ).action(
     action<LsOptions, []>(deps, async (ctx, opts) => {
       const { baton } = await ctx.open();
       const issues = opts.ready
-        ? unwrap(await baton.readyQueue({ limit: Math.min(opts.limit, LIMITS.listMax), labels: opts.label ? [opts.label] : undefined })).issues
+        ? unwrap(await readyMatching(baton, opts))
         : unwrap(
             await listAll(
               baton,
@@ -49,4 +52,21 @@ export function registerLsCommand(program: Command, deps: CliDeps): void {
       ctx.print(issuesTable(ctx.out, rows, Date.now(), ctx.width));
     }),
   );
+}
+
+/**
+ * The ready queue in dispatch order, narrowed by --status and --text as `list_issues`
+ * narrows `ready: true`: every filter of `ls` means "only", with or without --ready.
+ * The store matches the text (as for a plain `ls`); the queue gives the order.
+ */
+async function readyMatching(baton: Baton, opts: LsOptions): Promise<Result<IssueSummary[]>> {
+  const labels = opts.label ? [opts.label] : undefined;
+  const filtered = opts.status !== undefined || opts.text !== undefined;
+  const queue = await baton.readyQueue({ limit: filtered ? LIMITS.listMax : Math.min(opts.limit, LIMITS.listMax), labels });
+  if (!queue.ok) return queue;
+  if (!filtered) return ok(queue.value.issues);
+  const matching = await listAll(baton, { ready: true, status: opts.status, label: opts.label, text: opts.text });
+  if (!matching.ok) return matching;
+  const keys = new Set(matching.value.map((issue) => issue.key));
+  return ok(queue.value.issues.filter((issue) => keys.has(issue.key)).slice(0, opts.limit));
 }

@@ -77,6 +77,14 @@ describe('baton add, ls, show, claims and release', () => {
     expect(issues.map((i: { key: string }) => i.key)).toEqual(['BAT-3']);
   });
 
+  it('ls --ready applies --text and --status to the ready issues too', async () => {
+    const keys = async (...args: string[]) => (await cli('ls', '--ready', '--json', ...args)).json().issues.map((i: { key: string }) => i.key);
+    expect(await keys('--text', 'document')).toEqual(['BAT-3']);
+    expect(await keys('--text', 'parser')).toEqual([]);
+    expect(await keys('--status', 'todo')).toEqual(['BAT-3']);
+    expect(await keys('--status', 'doing')).toEqual([]);
+  });
+
   it('show --json answers like get_issue, without the token', async () => {
     const run = await cli('show', 'bat-1', '--json');
     expect(run.status).toBe(0);
