@@ -1,10 +1,14 @@
 import { execFileSync } from 'node:child_process';
+import { realpathSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 
 /** Where a session's database is, and which checkout it works in. */
 export interface Location {
   dbPath: string;
-  /** Top level of the current worktree (where `.baton.json` is read), or null outside git. */
+  /**
+   * Top level of the current worktree (where `.baton.json` is read), or null where there is
+   * no work tree: outside git, in a bare repository, inside `.git`.
+   */
   repoRoot: string | null;
   /** Same as repoRoot: the worktree recorded on leases. */
   worktree: string | null;
@@ -12,25 +16,36 @@ export interface Location {
   commonDir: string | null;
 }
 
-/** `git rev-parse` in `cwd`: the common dir and the worktree's top level, or null outside a work tree. */
-export function gitPaths(cwd: string): { commonDir: string; topLevel: string } | null {
+/**
+ * `git rev-parse` in `cwd`, one call: the common dir, and the top level of the work tree, or
+ * null for it where there is none (a bare repository, inside `.git`). Null outside git.
+ */
+export function gitPaths(cwd: string): { commonDir: string; topLevel: string | null } | null {
+  let out: string;
   try {
-    const out = execFileSync('git', ['rev-parse', '--path-format=absolute', '--git-common-dir', '--show-toplevel'], {
+    // Not `--show-toplevel`: it fails where there is no work tree, and the repository (so its
+    // database) would be lost with it. `--show-cdup` prints the way up from a folder inside the
+    // work tree, the work tree itself from outside it, and nothing when there is none.
+    out = execFileSync('git', ['rev-parse', '--path-format=absolute', '--git-common-dir', '--is-inside-work-tree', '--show-cdup'], {
       cwd,
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'ignore'],
     });
-    const [commonDir, topLevel] = out.trim().split('\n');
-    if (!commonDir || !topLevel) return null;
-    return { commonDir: resolve(cwd, commonDir), topLevel };
   } catch {
     return null;
   }
+  // Not trimmed: at the top level the way up is an empty line.
+  const [commonDir, inside, up = ''] = out.replace(/\r?\n$/, '').split(/\r?\n/);
+  if (!commonDir) return null;
+  // git resolves `cwd` through symlinks before counting the way up, so the real path is the start.
+  const topLevel = inside === 'true' ? resolve(realpathSync.native(cwd), up) : up ? resolve(cwd, up) : null;
+  return { commonDir: resolve(cwd, commonDir), topLevel };
 }
 
 /**
  * The database of PROTOCOL.md section 1: `<git common dir>/baton/baton.db`, shared by every
- * worktree; `<cwd>/.baton/baton.db` outside git; `db` (or `BATON_DB`) wins.
+ * worktree and found from anywhere in the repository, a bare one or `.git` included;
+ * `<cwd>/.baton/baton.db` outside git; `db` (or `BATON_DB`) wins.
  */
 export function resolveLocation(options: { cwd: string; db?: string; env?: NodeJS.ProcessEnv }): Location {
   const env = options.env ?? process.env;
@@ -43,5 +58,6 @@ export function resolveLocation(options: { cwd: string; db?: string; env?: NodeJ
     : git
       ? join(git.commonDir, 'baton', 'baton.db')
       : join(resolve(options.cwd), '.baton', 'baton.db');
-  return { dbPath, repoRoot: git?.topLevel ?? null, worktree: git?.topLevel ?? null, commonDir: git?.commonDir ?? null };
+  const topLevel = git?.topLevel ?? null;
+  return { dbPath, repoRoot: topLevel, worktree: topLevel, commonDir: git?.commonDir ?? null };
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +8,15 @@ import { parseStatus } from '../../shared/git.js';
 
 function git(cwd: string, ...args: string[]) {
   execFileSync('git', args, { cwd, stdio: 'ignore' });
+}
+
+/** A repository with one commit, in a fresh real (symlink-free) temporary folder. */
+function makeRepo(prefix: string): string {
+  const repo = join(realpathSync(mkdtempSync(join(tmpdir(), prefix))), 'src');
+  mkdirSync(repo);
+  git(repo, 'init', '-q', '-b', 'main');
+  git(repo, '-c', 'user.email=a@b', '-c', 'user.name=a', 'commit', '-q', '--allow-empty', '-m', 'init');
+  return repo;
 }
 
 describe('database location', () => {
@@ -22,6 +31,41 @@ describe('database location', () => {
     expect(other.dbPath).toBe(main.dbPath);
     expect(other.worktree).toBe(join(repo, '..', `${repo.split('/').pop()}-wt`));
     expect(main.worktree).toBe(repo);
+  });
+
+  it('shares one database between a bare repository and its linked worktrees', () => {
+    const src = makeRepo('baton-bare-');
+    const bare = join(src, '..', 'repo.git');
+    const wt = join(src, '..', 'wt1');
+    git(src, 'clone', '-q', '--bare', src, bare);
+    git(bare, 'worktree', 'add', '-q', wt, '-b', 'feature');
+    const db = join(bare, 'baton', 'baton.db');
+    expect(resolveLocation({ cwd: wt, env: {} })).toMatchObject({ dbPath: db, commonDir: bare, worktree: wt, repoRoot: wt });
+    // The bare folder has no work tree: no top level, no worktree on leases, the same database.
+    expect(resolveLocation({ cwd: bare, env: {} })).toEqual({ dbPath: db, commonDir: bare, worktree: null, repoRoot: null });
+    expect(resolveLocation({ cwd: join(bare, 'refs'), env: {} }).dbPath).toBe(db);
+    expect(resolveLocation({ cwd: join(bare, 'worktrees', 'wt1'), env: {} }).dbPath).toBe(db);
+  });
+
+  it('finds the common dir database from a folder inside .git, with no worktree', () => {
+    const repo = makeRepo('baton-dotgit-');
+    git(repo, 'worktree', 'add', '-q', join(repo, '..', 'wt'), '-b', 'wt');
+    const dotGit = join(repo, '.git');
+    const db = join(dotGit, 'baton', 'baton.db');
+    expect(resolveLocation({ cwd: dotGit, env: {} })).toEqual({ dbPath: db, commonDir: dotGit, worktree: null, repoRoot: null });
+    expect(resolveLocation({ cwd: join(dotGit, 'refs', 'heads'), env: {} })).toMatchObject({ dbPath: db, worktree: null });
+    expect(resolveLocation({ cwd: join(dotGit, 'worktrees', 'wt'), env: {} })).toMatchObject({ dbPath: db, worktree: null });
+  });
+
+  it('takes the real top level of the worktree from a subfolder, reached through a symlink or not', () => {
+    const repo = makeRepo('baton-sub-');
+    const deep = join(repo, 'a', 'b');
+    mkdirSync(deep, { recursive: true });
+    const link = join(repo, '..', 'link');
+    symlinkSync(deep, link);
+    const expected = { dbPath: join(repo, '.git', 'baton', 'baton.db'), commonDir: join(repo, '.git'), worktree: repo, repoRoot: repo };
+    expect(resolveLocation({ cwd: deep, env: {} })).toEqual(expected);
+    expect(resolveLocation({ cwd: link, env: {} })).toEqual(expected);
   });
 
   it('uses .baton/baton.db under the working folder outside git', () => {
