@@ -43,7 +43,8 @@ const FORMATS: Record<ClientConfigFile, Format> = {
 /**
  * Merges a `baton` server entry into the repository's MCP client configuration
  * (`.mcp.json` under `mcpServers`, `.vscode/mcp.json` under `servers` with
- * `type: "stdio"`), keeping every other entry and setting as it was. Running it again
+ * `type: "stdio"`), keeping every other entry and setting as it was, including the
+ * settings of an existing `baton` entry that do not say how to start it. Running it again
  * changes nothing. A file that is not a JSON object, or that has comments (which a
  * rewrite would lose), throws a `ClientConfigError` naming the file and leaves it as it is.
  *
@@ -77,9 +78,26 @@ function planFile(path: string, format: Format, server: ServerCommand): { path: 
   if (servers !== undefined && !isObject(servers)) {
     throw new ClientConfigError(path, `"${format.key}" must be an object; Baton will not replace it.`);
   }
-  if (servers && JSON.stringify(servers[SERVER_NAME]) === JSON.stringify(entry)) return { path, text: null };
-  const merged = { ...config, [format.key]: { ...(servers ?? {}), [SERVER_NAME]: entry } };
+  const current = servers?.[SERVER_NAME];
+  const updated = mergeEntry(path, current, entry);
+  if (JSON.stringify(current) === JSON.stringify(updated)) return { path, text: null };
+  const merged = { ...config, [format.key]: { ...(servers ?? {}), [SERVER_NAME]: updated } };
   return { path, text: `${JSON.stringify(merged, null, 2)}\n` };
+}
+
+/**
+ * Baton owns how its server starts (`type`, `command`, `args`, and the variables it
+ * passes); every other setting of an existing entry stays, such as the user's own `env`
+ * (`BATON_AGENT`, a lease length) or a `cwd`.
+ */
+function mergeEntry(path: string, current: unknown, entry: Record<string, unknown>): Record<string, unknown> {
+  if (!isObject(current)) return entry;
+  const merged = { ...current, ...entry };
+  if (entry.env !== undefined && current.env !== undefined) {
+    if (!isObject(current.env)) throw new ClientConfigError(path, `"${SERVER_NAME}.env" must be an object; Baton will not replace it.`);
+    merged.env = { ...current.env, ...(entry.env as Record<string, unknown>) };
+  }
+  return merged;
 }
 
 function parseConfig(path: string, text: string): Record<string, unknown> {

@@ -33,6 +33,24 @@ describe('baton init', () => {
     expect(config.mcpServers.baton).toEqual({ command: 'node', args: [CLI, 'serve'] });
   });
 
+  it("updates how an existing baton entry starts the server and keeps the entry's other settings", async () => {
+    const env = { BATON_AGENT: 'claude', BATON_LEASE_SECONDS: '600' };
+    writeFileSync(join(repo.main, '.mcp.json'), JSON.stringify({ mcpServers: { baton: { command: 'node', args: ['/old/cli.js', 'serve'], env, cwd: 'sub' } } }));
+    mkdirSync(join(repo.main, '.vscode'));
+    writeFileSync(join(repo.main, '.vscode', 'mcp.json'), JSON.stringify({ servers: { baton: { type: 'stdio', command: 'baton', args: ['serve'], env } } }));
+
+    const run = await runCli(['init', '--json'], { cwd: repo.main });
+    expect(run.status).toBe(0);
+    expect(read('.mcp.json').mcpServers.baton).toEqual({ command: 'node', args: [CLI, 'serve'], env, cwd: 'sub' });
+    expect(read('.vscode/mcp.json').servers.baton).toEqual({ type: 'stdio', command: 'node', args: [CLI, 'serve'], env });
+    expect((await runCli(['init', '--json'], { cwd: repo.main })).json().written).toEqual([]);
+
+    // An explicit --db adds its variable to the user's.
+    const db = join(repo.dir, 'elsewhere.db');
+    await runCli(['init', '--db', db], { cwd: repo.main });
+    expect(read('.mcp.json').mcpServers.baton.env).toEqual({ ...env, BATON_DB: db });
+  });
+
   it('writes VS Code configuration with a stdio server, keeping its other servers', async () => {
     mkdirSync(join(repo.main, '.vscode'));
     writeFileSync(join(repo.main, '.vscode', 'mcp.json'), JSON.stringify({ servers: { other: { type: 'http', url: 'http://localhost:1' } }, inputs: [] }));
