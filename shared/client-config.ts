@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** How an MCP client starts Baton's server. */
@@ -40,6 +40,11 @@ const FORMATS: Record<ClientConfigFile, Format> = {
   '.vscode/mcp.json': { key: 'servers', entry: (s) => ({ type: 'stdio', command: s.command, args: s.args, ...(s.env ? { env: s.env } : {}) }) },
 };
 
+/** What `writeClientConfig` would write: each file's new text, or null when it is up to date. */
+export interface ClientConfigPlan {
+  files: { path: string; text: string | null }[];
+}
+
 /**
  * Merges a `baton` server entry into the repository's MCP client configuration
  * (`.mcp.json` under `mcpServers`, `.vscode/mcp.json` under `servers` with
@@ -55,18 +60,40 @@ export function writeClientConfig(
   serverCommand: ServerCommand,
   options: { files?: readonly ClientConfigFile[] } = {},
 ): { written: string[]; unchanged: string[] } {
+  return applyClientConfig(planClientConfig(repoRoot, serverCommand, options));
+}
+
+/**
+ * The checking half of `writeClientConfig`: reads and merges every file, and checks that
+ * each one to change can be written, without writing anything. A caller with checks of
+ * its own (`baton init` opens the database) runs them between this and `applyClientConfig`,
+ * so that a failure leaves every file as it was. Throws a `ClientConfigError`.
+ */
+export function planClientConfig(
+  repoRoot: string,
+  serverCommand: ServerCommand,
+  options: { files?: readonly ClientConfigFile[] } = {},
+): ClientConfigPlan {
   const files = options.files ?? CLIENT_CONFIG_FILES;
   // Every file is checked before any is written, so a bad one leaves the others untouched too.
-  const plans = files.map((file) => planFile(join(repoRoot, file), FORMATS[file], serverCommand));
+  return { files: files.map((file) => planFile(join(repoRoot, file), FORMATS[file], serverCommand)) };
+}
+
+/** Writes what `planClientConfig` planned; an I/O failure throws a `ClientConfigError` naming the file. */
+export function applyClientConfig(plan: ClientConfigPlan): { written: string[]; unchanged: string[] } {
   const written: string[] = [];
   const unchanged: string[] = [];
-  for (const plan of plans) {
-    if (plan.text === null) {
-      unchanged.push(plan.path);
+  for (const { path, text } of plan.files) {
+    if (text === null) {
+      unchanged.push(path);
       continue;
     }
-    writeAtomically(plan.path, plan.text);
-    written.push(plan.path);
+    try {
+      writeAtomically(path, text);
+    } catch (error) {
+      throw new ClientConfigError(path, `could not be written (${(error as Error).message}).`);
+    }
+    written.push(path);
   }
   return { written, unchanged };
 }
@@ -82,7 +109,20 @@ function planFile(path: string, format: Format, server: ServerCommand): { path: 
   const updated = mergeEntry(path, current, entry);
   if (JSON.stringify(current) === JSON.stringify(updated)) return { path, text: null };
   const merged = { ...config, [format.key]: { ...(servers ?? {}), [SERVER_NAME]: updated } };
+  checkWritable(path);
   return { path, text: `${JSON.stringify(merged, null, 2)}\n` };
+}
+
+/** The file is replaced by a rename in its folder, made first when missing: the nearest existing folder must take writes. */
+function checkWritable(path: string): void {
+  let dir = dirname(path);
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  if (!statSync(dir).isDirectory()) throw new ClientConfigError(path, `cannot be written: ${dir} is not a folder.`);
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch (error) {
+    throw new ClientConfigError(path, `cannot be written: ${dir} does not take writes (${(error as NodeJS.ErrnoException).code}).`);
+  }
 }
 
 /**

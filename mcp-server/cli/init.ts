@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
-import { ClientConfigError, type ServerCommand, writeClientConfig } from '../../shared/client-config.js';
+import { applyClientConfig, ClientConfigError, planClientConfig, type ServerCommand } from '../../shared/client-config.js';
 import { batonError } from '../../shared/errors.js';
 import { resolveLocation } from '../../shared/location.js';
 import type { CliDeps, CommonOptions } from './context.js';
@@ -47,15 +47,13 @@ export function registerInitCommand(program: Command, deps: CliDeps): void {
         : { command: 'node', args: [deps.cliPath, 'serve'] };
       // An explicit --db must reach the server too; the default location needs no setting.
       if (opts.db) launch.env = { BATON_DB: location.dbPath };
-      let files: { written: string[]; unchanged: string[] };
-      try {
-        files = writeClientConfig(root, launch);
-      } catch (error) {
-        if (!(error instanceof ClientConfigError)) throw error;
-        throw refused(batonError('INVALID_INPUT', error.message, { file: error.file }));
-      }
-      // Creating the database now lets `baton doctor` and the editor find it before any agent runs.
+      // Everything that can fail is checked before a file is written: the configuration
+      // files are read and merged, then the settings and database are opened (which
+      // creates the database now, so `baton doctor` and the editor find it before any
+      // agent runs). Only then are the files written.
+      const plan = clientConfig(() => planClientConfig(root, launch));
       const { location: opened } = await ctx.open();
+      const files = clientConfig(() => applyClientConfig(plan));
       if (ctx.json) return ctx.printJson({ ...files, database: opened.dbPath, server: launch, agentsSnippet: AGENTS_SNIPPET });
       for (const file of files.written) ctx.print(`${ctx.out.green('wrote')}     ${file}`);
       for (const file of files.unchanged) ctx.print(`${ctx.out.dim('unchanged')} ${file}`);
@@ -64,4 +62,14 @@ export function registerInitCommand(program: Command, deps: CliDeps): void {
       ctx.print(`\nAdd this to AGENTS.md (or CLAUDE.md) so agents follow the work loop:\n\n${AGENTS_SNIPPET}`);
     }),
   );
+}
+
+/** Runs a step on the client configuration files; a file it refuses is a refused operation naming the file. */
+function clientConfig<T>(step: () => T): T {
+  try {
+    return step();
+  } catch (error) {
+    if (!(error instanceof ClientConfigError)) throw error;
+    throw refused(batonError('INVALID_INPUT', error.message, { file: error.file }));
+  }
 }

@@ -94,6 +94,18 @@ describe('baton init', () => {
     expect(readFileSync(join(repo.main, '.mcp.json'), 'utf8')).toBe(text);
   });
 
+  it.each([
+    ['a setting out of range', 2, () => ({ env: { BATON_LEASE_SECONDS: '0' } })],
+    ['a malformed .baton.json', 2, () => (writeFileSync(join(repo.main, '.baton.json'), '{"leaseSeconds": "60"}'), {})],
+    ['a database that cannot be created', 1, () => (writeFileSync(join(repo.dir, 'a-file'), ''), { args: ['--db', join(repo.dir, 'a-file', 'baton.db')] })],
+    ['a configuration file it cannot rewrite', 1, () => (writeFileSync(join(repo.main, '.vscode'), 'not a folder'), {})],
+  ] as [string, number, () => { env?: Record<string, string>; args?: string[] }][])('writes no file when it fails on %s', async (_, status, arrange) => {
+    const { env, args = [] } = arrange();
+    const run = await runCli(['init', ...args], { cwd: repo.main, env });
+    expect(run.status).toBe(status);
+    expect(existsSync(join(repo.main, '.mcp.json'))).toBe(false);
+  });
+
   it('passes an explicit --db on to the server it configures', async () => {
     const db = join(repo.dir, 'elsewhere.db');
     await runCli(['init', '--db', db], { cwd: repo.main });
