@@ -185,7 +185,9 @@ export class FileLock {
       return this.options.fs.readdirSync(this.dir) as string[];
     } catch (error) {
       if (errnoCode(error) !== 'ENOENT') throw error;
-      this.options.fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      // Not recursive: the database's folder is made with the database, and one that has
+      // disappeared must not come back as a side effect of someone's next write.
+      this.options.fs.mkdirSync(this.dir, { mode: 0o700 });
       return [];
     }
   }

@@ -2,7 +2,7 @@ import { StoreUnavailableError } from '../../errors.js';
 import { compact } from './compaction.js';
 import { migrationStatements } from './database.js';
 import type { FileSystem } from './file-system.js';
-import { failureReason } from './file-system.js';
+import { failureReason, statOrUndefined } from './file-system.js';
 import type { FileLock, LockHold } from './file-lock.js';
 import type { LogFile } from './log-file.js';
 import type { LoggedStatement } from './log-format.js';
@@ -36,6 +36,9 @@ export function prepareLog(writer: LockedWriter): void {
   const location = replica.paths.snapshot;
   replica.catchUp();
   if (!replica.log) {
+    // The database is gone (deleted, or its folder moved away): bringing it back from this
+    // copy would make a second database that the original, should it return, contradicts.
+    if (!statOrUndefined(fs, replica.paths.snapshot)) throw new StoreUnavailableError(location, 'the database file has disappeared');
     // The log is missing (creation died before writing it, or someone deleted it):
     // fold this copy into a snapshot first so that no other process meets a gap.
     if (!compact(fs, replica, () => assertHeld(writer)) || !replica.log) throw new StoreUnavailableError(location, 'cannot create the operation log');
@@ -106,4 +109,5 @@ export function appendAndCommit(writer: LockedWriter, recorded: LoggedStatement[
     throw new StoreUnavailableError(location, `committed, but this copy failed to follow (${(error as Error).message})`);
   }
   replica.appliedSeq = seq;
+  replica.appliedCrc = record.readUInt32LE(4);
 }

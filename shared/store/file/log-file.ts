@@ -90,6 +90,11 @@ export class LogFile {
     return log;
   }
 
+  /** The seq of the last record read or written here, or the seq the generation starts after. */
+  get lastSeq(): number {
+    return this.last ? this.last.seq : this.header.baseSeq;
+  }
+
   /** The checksum of the last record read or written here (0 when none). */
   get lastCrc(): number {
     return this.last ? this.last.crc : 0;

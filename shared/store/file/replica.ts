@@ -27,6 +27,11 @@ class ReplayError extends Error {}
 export class Replica {
   statements: Statements;
   appliedSeq: number;
+  /**
+   * The checksum of the record at `appliedSeq`, once this copy has applied or written one:
+   * what tells this copy's history from another that reached the same seq.
+   */
+  appliedCrc: number | undefined;
   userVersion: number;
   databaseId: string;
   log: LogFile | undefined;
@@ -161,12 +166,25 @@ export class Replica {
 
   private readFrom(log: LogFile, size: number): 'ok' | 'reload' {
     const read = log.readNew(size, this.appliedSeq);
-    if (read.kind === 'rewound') return 'reload';
+    if (read.kind === 'rewound' || !this.continuedBy(log, read.records)) return 'reload';
     const fresh = read.records.filter((record) => record.seq > this.appliedSeq);
     let upTo = 0;
     while (upTo < fresh.length && fresh[upTo].seq === this.appliedSeq + upTo + 1) upTo++;
     if (upTo > 0) this.apply(fresh.slice(0, upTo));
     return upTo === fresh.length ? 'ok' : 'reload';
+  }
+
+  /**
+   * Whether the log holds this copy's history up to its seq: the log reaches that seq and,
+   * where both are known, its record there is the one this copy applied. Otherwise the
+   * files went on from another history (a deleted log begun again from an older snapshot,
+   * say), and skipping the records at or below this copy's seq would leave it diverged
+   * from everyone else, each process writing on its own version: start over from the files.
+   */
+  private continuedBy(log: LogFile, records: readonly LogRecord[]): boolean {
+    if (log.lastSeq < this.appliedSeq) return false;
+    const own = records.find((record) => record.seq === this.appliedSeq);
+    return own === undefined || this.appliedCrc === undefined || own.crc === this.appliedCrc;
   }
 
   /** Applies consecutive records in one transaction: all of them or, on failure, none. */
@@ -186,6 +204,7 @@ export class Replica {
       throw new ReplayError(`cannot replay operation ${records[0].seq}..${records[records.length - 1].seq}: ${(error as Error).message}`);
     }
     this.appliedSeq = records[records.length - 1].seq;
+    this.appliedCrc = records[records.length - 1].crc;
     if (schemaChanged) {
       this.userVersion = userVersionOf(this.statements.db);
       if (this.userVersion > LATEST_SCHEMA_VERSION) {
@@ -208,6 +227,7 @@ export class Replica {
     this.close();
     this.statements = new Statements(loaded.db);
     this.appliedSeq = loaded.appliedSeq;
+    this.appliedCrc = undefined;
     this.userVersion = loaded.userVersion;
   }
 

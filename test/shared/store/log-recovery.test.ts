@@ -119,6 +119,38 @@ describe('operation log recovery', () => {
     expect(await commentTexts(await open())).toEqual(['committed before the compaction']);
   });
 
+  test('a process whose history the files no longer hold starts over from them instead of writing on its own version', async () => {
+    const a = await open();
+    await addComment(a, 'one');
+    await addComment(a, 'two');
+    // The log is deleted; a process opened now knows only the snapshot, and writes first.
+    nodeFs.unlinkSync(`${scratch.path}-log`);
+    const b = await open();
+    expect((await addComment(b, 'b1')).ok).toBe(true);
+    expect((await addComment(a, 'a3')).ok).toBe(true);
+    const everyone = [await commentTexts(a), await commentTexts(b), await commentTexts(await open())];
+    expect(everyone).toEqual([
+      ['b1', 'a3'],
+      ['b1', 'a3'],
+      ['b1', 'a3'],
+    ]);
+  });
+
+  test('a database whose folder has gone is not brought back by the next write; when it returns, writing goes on', async () => {
+    const a = await open();
+    await addComment(a, 'before');
+    const away = `${scratch.dir}-away`;
+    nodeFs.renameSync(scratch.dir, away);
+    try {
+      await expect(addComment(a, 'while away')).rejects.toThrow(StoreUnavailableError);
+      expect(nodeFs.existsSync(scratch.dir)).toBe(false);
+    } finally {
+      nodeFs.renameSync(away, scratch.dir);
+    }
+    expect((await addComment(a, 'after')).ok).toBe(true);
+    expect(await commentTexts(await open())).toEqual(['before', 'after']);
+  });
+
   test('a failing append reports the store unavailable and changes nothing anywhere', async () => {
     let failAppend = false;
     const { fs } = countingFs((name, args) => {
