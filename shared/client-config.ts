@@ -156,7 +156,39 @@ function parseConfig(path: string, text: string): Record<string, unknown> {
     throw new ClientConfigError(path, `is not valid JSON (${(error as Error).message}). Fix it, then try again.`);
   }
   if (!isObject(parsed)) throw new ClientConfigError(path, 'must hold a JSON object.');
+  const lossy = lossyNumber(text);
+  if (lossy !== null) {
+    throw new ClientConfigError(
+      path,
+      `holds the number ${lossy}, which rewriting it would change to ${JSON.stringify(Number(lossy))}. Add the "baton" entry by hand, or write that number as a string.`,
+    );
+  }
   return parsed;
+}
+
+/**
+ * The first number of a valid JSON text whose value a parse and rewrite would change:
+ * JSON.parse reads every number as a double, so 12345678901234567890 would come back
+ * as 12345678901234567000, and 1e400 as null. Another spelling of the same value
+ * (1.0, 1e3) is written back as that value, and is no loss.
+ */
+function lossyNumber(text: string): string | null {
+  // Strings are matched whole, so that digits inside them are not taken for numbers.
+  for (const [token] of text.matchAll(/"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g)) {
+    if (!token.startsWith('"') && exactValue(token) !== exactValue(String(Number(token)))) return token;
+  }
+  return null;
+}
+
+/** A decimal number's exact value in one spelling (`-15e-1` for -1.50); anything else as it is. */
+function exactValue(decimal: string): string {
+  const parts = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(decimal);
+  if (!parts) return decimal;
+  const [, sign, whole, fraction = '', exponent = '0'] = parts;
+  const digits = `${whole}${fraction}`.replace(/^0+/, '');
+  if (digits === '') return '0';
+  const significant = digits.replace(/0+$/, '');
+  return `${sign}${significant}e${Number(exponent) - fraction.length + (digits.length - significant.length)}`;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

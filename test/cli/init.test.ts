@@ -106,6 +106,23 @@ describe('baton init', () => {
     expect(existsSync(join(repo.main, '.mcp.json'))).toBe(false);
   });
 
+  it.each(['12345678901234567890', '1e400', '0.1000000000000000000000000001'])('refuses a file holding %s, which a rewrite would change, and leaves it as it is', async (n) => {
+    const text = `{"mcpServers": {}, "telemetryId": ${n}}\n`;
+    writeFileSync(join(repo.main, '.mcp.json'), text);
+    const run = await runCli(['init'], { cwd: repo.main });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(n);
+    expect(readFileSync(join(repo.main, '.mcp.json'), 'utf8')).toBe(text);
+    expect(existsSync(join(repo.main, '.vscode', 'mcp.json'))).toBe(false);
+  });
+
+  it('rewrites numbers it reads exactly, whatever their spelling', async () => {
+    writeFileSync(join(repo.main, '.mcp.json'), '{"a": 1.0, "b": 1e3, "c": -0.50, "d": 9007199254740991, "e": "12345678901234567890", "f": [0.1, -0]}');
+    const run = await runCli(['init'], { cwd: repo.main });
+    expect(run.status).toBe(0);
+    expect(read('.mcp.json')).toMatchObject({ a: 1, b: 1000, c: -0.5, d: 9007199254740991, e: '12345678901234567890', f: [0.1, 0] });
+  });
+
   it('passes an explicit --db on to the server it configures', async () => {
     const db = join(repo.dir, 'elsewhere.db');
     await runCli(['init', '--db', db], { cwd: repo.main });
