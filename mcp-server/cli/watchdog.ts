@@ -21,57 +21,77 @@ export function registerWatchdogCommand(program: Command, deps: CliDeps): void {
       .description(
         'run beside your agents: every third of the lease length, renew the leases of sessions whose server ' +
           'process is alive on this machine; a dead one is left to expire (editor windows renew their own). ' +
-          'Logs to stderr; Ctrl-C stops it',
+          'Logs to stderr; with --json also prints each event as a JSON line on stdout. Ctrl-C stops it',
       )
       .option('--agent <name>', 'only sessions of this agent')
-      .option('--once', 'one pass, then exit'),
+      .option('--once', 'one pass, then exit (with --json: one JSON document { renewed, gaveUp } on stdout)'),
   ).action(
     action<WatchdogOptions, []>(deps, async (ctx, opts) => {
       const { baton } = await ctx.open({ agent: 'watchdog' });
       const watchdog = new Watchdog(baton, { agent: opts.agent });
+      // With --once the pass is one answer, printed whole at the end; a long run has no
+      // end to wait for, so it prints each event as it happens, a JSON line each.
+      const log = logger(ctx, ctx.json && !opts.once);
       const who = opts.agent ? `agent ${opts.agent}` : 'every agent';
-      log(ctx, { event: 'started', agent: opts.agent ?? null, leaseSeconds: baton.leaseSeconds }, `watching ${who} on this machine`);
-      if (opts.once) return report(ctx, unwrap(await watchdog.pass()));
+      log({ event: 'started', agent: opts.agent ?? null, leaseSeconds: baton.leaseSeconds }, `watching ${who} on this machine`);
+      if (opts.once) {
+        const pass = unwrap(await watchdog.pass());
+        report(log, pass);
+        if (ctx.json) ctx.printJson({ renewed: pass.renewed.map(renewedEvent), gaveUp: pass.gaveUp.map(gaveUpEvent) });
+        return;
+      }
       let delay = 0;
       const step = async () => {
         const pass = await watchdog.pass();
         if (!pass.ok) {
           // A busy or briefly unreachable store must not stop the renewals: try again soon.
-          log(ctx, { event: 'error', code: pass.error.code, message: pass.error.message }, `could not renew: ${pass.error.code} ${pass.error.message}`);
+          log({ event: 'error', code: pass.error.code, message: pass.error.message }, `could not renew: ${pass.error.code} ${pass.error.message}`);
           delay = Math.max(200, Math.floor((baton.leaseSeconds * 1000) / 6));
           return;
         }
-        report(ctx, pass.value);
+        report(log, pass.value);
         delay = pass.value.nextInMs;
       };
       // The delay follows the shortest lease seen, so it is recomputed after each pass.
       await untilInterrupted(() => delay, step);
-      log(ctx, { event: 'stopped' }, 'stopped; the leases it renewed live until they expire or are renewed again');
+      log({ event: 'stopped' }, 'stopped; the leases it renewed live until they expire or are renewed again');
     }),
   );
 }
 
-function report(ctx: CommandContext, pass: WatchdogPass): void {
+type Log = (event: Record<string, unknown>, text: string) => void;
+
+function report(log: Log, pass: WatchdogPass): void {
   const now = Date.now();
   for (const lease of pass.renewed) {
-    log(
-      ctx,
-      { event: 'renewed', key: lease.key, agent: lease.agent, session: lease.session, expiresAt: lease.expiresAt },
-      `renewed ${lease.key} (${lease.agent}) for ${countdown(secondsUntil(lease.expiresAt, now))}`,
-    );
+    log({ event: 'renewed', ...renewedEvent(lease) }, `renewed ${lease.key} (${lease.agent}) for ${countdown(secondsUntil(lease.expiresAt, now))}`);
   }
   for (const claim of pass.gaveUp) {
     log(
-      ctx,
-      { event: 'gave_up', key: claim.key, agent: claim.agent, session: claim.session, pid: claim.pid, expiresAt: claim.expiresAt },
+      { event: 'gave_up', ...gaveUpEvent(claim) },
       `gave up on ${claim.key} (${claim.agent}): its server process ${claim.pid} is gone; ` +
         `the lease expires in ${countdown(secondsUntil(claim.expiresAt, now))}`,
     );
   }
 }
 
-/** One line on stderr: JSON with `--json`, else a timestamped sentence. */
-function log(ctx: CommandContext, event: Record<string, unknown>, text: string): void {
-  const at = new Date().toISOString();
-  ctx.log(ctx.json ? JSON.stringify({ at, ...event }) : `${ctx.err.dim(at.slice(11, 19))} watchdog ${text}`);
+/** What scripts see of a renewal: which lease, whose, and its new expiry (never more of the lease). */
+function renewedEvent(lease: WatchdogPass['renewed'][number]) {
+  return { key: lease.key, agent: lease.agent, session: lease.session, expiresAt: lease.expiresAt };
+}
+
+function gaveUpEvent(claim: WatchdogPass['gaveUp'][number]) {
+  return { key: claim.key, agent: claim.agent, session: claim.session, pid: claim.pid, expiresAt: claim.expiresAt };
+}
+
+/**
+ * A timestamped sentence on stderr for people, always; with `jsonLines`, the event as
+ * one JSON line on stdout as well, so that stdout carries only data for scripts.
+ */
+function logger(ctx: CommandContext, jsonLines: boolean): Log {
+  return (event, text) => {
+    const at = new Date().toISOString();
+    ctx.log(`${ctx.err.dim(at.slice(11, 19))} watchdog ${text}`);
+    if (jsonLines) ctx.print(JSON.stringify({ at, ...event }));
+  };
 }

@@ -73,17 +73,39 @@ describe('baton watchdog', () => {
     expect(log).toContain('stopped');
   });
 
-  it("with --once --agent renews only that agent's leases, as JSON lines on stderr", async () => {
+  it("with --once --agent --json renews only that agent's leases and prints the pass as one JSON document on stdout", async () => {
     const held = await claimOneEach([
       ['alice', repo.worktrees[0], {}],
       ['bob', repo.worktrees[1], {}],
     ]);
     const run = await runCli(['watchdog', '--once', '--agent', 'alice', '--json'], { cwd: repo.main });
     expect(run.status).toBe(0);
-    expect(run.stdout).toBe('');
-    const events = run.stderr.trim().split('\n').map((line) => JSON.parse(line));
-    expect(events.filter((e) => e.event === 'renewed')).toEqual([
-      { at: expect.any(String), event: 'renewed', key: held.alice, agent: 'alice', session: expect.any(String), expiresAt: expect.any(String) },
-    ]);
+    expect(run.json()).toEqual({
+      renewed: [{ key: held.alice, agent: 'alice', session: expect.any(String), expiresAt: expect.any(String) }],
+      gaveUp: [],
+    });
+    // People still get the log, on stderr.
+    expect(run.stderr).toContain(`renewed ${held.alice} (alice)`);
+    expect(run.stderr).not.toContain(held.bob);
+  });
+
+  it('with --json prints each event of a long run as a JSON line on stdout, and sentences on stderr', async () => {
+    const LEASE = { BATON_LEASE_SECONDS: '3' };
+    const held = await claimOneEach([['alice', repo.worktrees[0], LEASE]]);
+    watchdog = spawn(process.execPath, [CLI, 'watchdog', '--json'], { cwd: repo.main, env: { ...getDefaultEnvironment(), ...LEASE }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let log = '';
+    watchdog.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    watchdog.stderr.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
+    const exited = new Promise<number | null>((resolve) => watchdog!.on('exit', (code) => resolve(code)));
+    await waitFor(() => out.includes('"renewed"'), 10_000, 'a renewal on stdout');
+    watchdog.kill('SIGINT');
+    expect(await exited).toBe(0);
+
+    const events = out.trim().split('\n').map((line) => JSON.parse(line));
+    expect(events[0]).toMatchObject({ event: 'started', agent: null, leaseSeconds: 3 });
+    expect(events).toContainEqual({ at: expect.any(String), event: 'renewed', key: held.alice, agent: 'alice', session: expect.any(String), expiresAt: expect.any(String) });
+    expect(events[events.length - 1]).toMatchObject({ event: 'stopped' });
+    expect(log).toContain(`renewed ${held.alice} (alice)`);
   });
 });
