@@ -44,7 +44,7 @@ export function registerClaimsCommand(program: Command, deps: CliDeps): void {
         });
         return;
       }
-      const view = new LiveView(deps.stdout);
+      const view = new LiveView(deps.stdout, ctx.out.isColorSupported);
       let claims = await read();
       let readAt = Date.now();
       await untilInterrupted(FRAME_MS, async () => {

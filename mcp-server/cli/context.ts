@@ -5,7 +5,7 @@ import { openBaton, type Opened } from '../../shared/open.js';
 import type { Caller } from '../../shared/types.js';
 import { CliExit, EXIT, refused } from './exit.js';
 import type { Colors, OutputStream } from './render.js';
-import { colorsFor, writeJson } from './render.js';
+import { colorsFor, forTerminal, writeJson } from './render.js';
 
 /** What every command gets from the entry point; tests and the demo may pass their own. */
 export interface CliDeps {
@@ -62,7 +62,8 @@ export class CommandContext {
   }
 
   print(text: string): void {
-    this.deps.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    const safe = forTerminal(text, this.out.isColorSupported);
+    this.deps.stdout.write(safe.endsWith('\n') ? safe : `${safe}\n`);
   }
 
   printJson(value: unknown): void {
@@ -71,7 +72,7 @@ export class CommandContext {
 
   /** A diagnostic or progress line: always stderr, so stdout stays data. */
   log(text: string): void {
-    this.deps.stderr.write(`${text}\n`);
+    this.deps.stderr.write(`${forTerminal(text, this.err.isColorSupported)}\n`);
   }
 
   async close(): Promise<void> {

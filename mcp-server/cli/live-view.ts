@@ -1,4 +1,5 @@
 import type { OutputStream } from './render.js';
+import { forTerminal } from './render.js';
 
 /**
  * A block of text redrawn in place on a terminal (cursor up, clear to the end), as a
@@ -11,10 +12,15 @@ export class LiveView {
   private last = '';
   private lastSignature = '';
 
-  constructor(private readonly stream: OutputStream) {}
+  /** `colours`: the block is painted with the CLI's colours, which stay (see `forTerminal`). */
+  constructor(
+    private readonly stream: OutputStream,
+    private readonly colours = true,
+  ) {}
 
   draw(block: string, signature = block): void {
-    const text = block.endsWith('\n') ? block : `${block}\n`;
+    const safe = forTerminal(block, this.colours);
+    const text = safe.endsWith('\n') ? safe : `${safe}\n`;
     if (!this.stream.isTTY) {
       if (signature !== this.lastSignature) this.stream.write(text);
       this.lastSignature = signature;
@@ -26,7 +32,8 @@ export class LiveView {
   }
 
   /** A line that stays: printed above the live block, which is drawn again below it. */
-  log(line: string): void {
+  log(text: string): void {
+    const line = forTerminal(text, this.colours);
     if (!this.stream.isTTY) {
       this.stream.write(`${line}\n`);
       return;

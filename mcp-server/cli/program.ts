@@ -7,6 +7,7 @@ import { registerImportCommand } from './import.js';
 import { registerInitCommand } from './init.js';
 import { registerLsCommand } from './ls.js';
 import { registerReleaseCommand } from './release.js';
+import { forTerminal } from './render.js';
 import { registerServeCommand } from './serve.js';
 import { registerShowCommand } from './show.js';
 import { registerWatchdogCommand } from './watchdog.js';
@@ -20,8 +21,9 @@ export function buildProgram(deps: CliDeps, version: string): Command {
     // back to the entry point as exceptions (for exit status 2), output goes to `deps`.
     .exitOverride()
     .configureOutput({
-      writeOut: (text) => void deps.stdout.write(text),
-      writeErr: (text) => void deps.stderr.write(text),
+      // An argument echoed in an error message could hold control characters too.
+      writeOut: (text) => void deps.stdout.write(forTerminal(text)),
+      writeErr: (text) => void deps.stderr.write(forTerminal(text)),
     })
     .showHelpAfterError('(run with --help for usage)');
   registerServeCommand(program, deps);

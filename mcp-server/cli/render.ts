@@ -23,6 +23,30 @@ export function colorsFor(stream: OutputStream, env: NodeJS.ProcessEnv): Colors 
   return pc.createColors(enabled);
 }
 
+/**
+ * Every C0 control but tab and newline, DEL and every C1 control; first, as one match,
+ * the colour codes this CLI paints with itself (picocolors' bold, dim, red, green,
+ * yellow, magenta, cyan and their resets).
+ */
+const TERMINAL_UNSAFE = /\x1b\[(?:1|2|22|31|32|33|35|36|39)m|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+
+/**
+ * Text made harmless for a terminal, where a control character is a command:
+ * `ESC ] 0 ; … BEL` retitles the window and `ESC [ 2 J` clears it. Titles, bodies, notes
+ * and agent names come from any agent, so each control character is shown as an escape
+ * (`\u001b`) instead; tab and newline stay, for text shown on several lines on purpose.
+ * With `colours` (the stream is painted), this CLI's own colour codes stay as they are:
+ * one found in the data can then only colour text, never move, clear or retitle anything.
+ * Every line for people passes through here on its way out (`CommandContext.print` and
+ * `log`, `LiveView`); JSON output does not, and stays exact.
+ */
+export function forTerminal(text: string, colours = false): string {
+  return text.replace(TERMINAL_UNSAFE, (match) => {
+    if (match.length > 1) return colours ? match : `\\u001b${match.slice(1)}`;
+    return `\\u${match.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+}
+
 /** Seconds left as a countdown: `12s`, `4:05`, `1:02:03`; `expired` at zero or below. */
 export function countdown(secondsLeft: number): string {
   if (secondsLeft <= 0) return 'expired';
@@ -94,7 +118,8 @@ export function truncate(text: string, width: number): string {
  * fit; without it (piped output) nothing is cut.
  */
 export function table(c: Colors, columns: Column[], rows: Cell[][], maxWidth?: number): string {
-  const cells = rows.map((row) => row.map((cell) => ({ ...cell, text: cell.text.replace(/\s+/g, ' ').trim() })));
+  // Escaped here as well as on the way out, so that widths count what the terminal shows.
+  const cells = rows.map((row) => row.map((cell) => ({ ...cell, text: forTerminal(cell.text.replace(/\s+/g, ' ').trim()) })));
   const widths = columns.map((col, i) => Math.max(col.header.length, ...cells.map((row) => row[i]?.text.length ?? 0)));
   if (maxWidth) shrinkToFit(columns, widths, maxWidth);
   const gap = '  ';

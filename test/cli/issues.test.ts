@@ -150,4 +150,30 @@ describe('baton add, ls, show, claims and release', () => {
     expect(run.status).toBe(0);
     expect(run.json().released).toBe(false);
   });
+
+  it('shows control characters of titles and notes as escapes for people, and exactly in JSON', async () => {
+    const title = 'innocent\x1b]0;PWNED\x07\x1b[2J\x9b';
+    const shown = 'innocent\\u001b]0;PWNED\\u0007\\u001b[2J\\u009b';
+    const { key } = (await cli('add', title, '--json')).json().issue;
+    const lease = (await callTool(alice.client, 'claim_issue', { key })).lease;
+    await callTool(alice.client, 'checkpoint', { key, claimToken: lease.claimToken, note: 'step\r\x1b[1Aone' });
+    const raw = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+
+    for (const args of [['ls'], ['show', key], ['claims']]) {
+      const run = await cli(...args);
+      expect(run.status).toBe(0);
+      expect(run.stdout).not.toMatch(raw);
+      expect(run.stdout).toContain(shown);
+    }
+    expect((await cli('ls')).stdout).toContain('step \\u001b[1Aone');
+    expect((await cli('show', key)).stdout).toContain('step\\u000d\\u001b[1Aone');
+    // Painted, the table keeps its own colours and still escapes the title's codes.
+    const coloured = (await runCli(['ls'], { cwd: repo.main, env: { FORCE_COLOR: '1' } })).stdout;
+    expect(coloured).toContain(ESC);
+    expect(coloured).toContain(shown);
+    expect(coloured).not.toMatch(/\x1b\]|\x1b\[2J|\x07/);
+
+    expect((await cli('show', key, '--json')).json().issue.title).toBe(title);
+    expect((await cli('release', key)).stdout).not.toMatch(raw);
+  });
 });
