@@ -1,6 +1,7 @@
 import { LIMITS, PRIORITY_MAX, PRIORITY_MIN } from '../../shared/limits.js';
 import type { Result } from '../../shared/result.js';
 import { fail, ok } from '../../shared/result.js';
+import { check } from '../../shared/validate.js';
 
 /** One issue to import, whatever file it came from. */
 export interface ImportItem {
@@ -59,7 +60,6 @@ function toItem(value: unknown, where: string): ImportItem | string {
   const record = value as Record<string, unknown>;
   const title = typeof record.title === 'string' ? record.title.trim() : '';
   if (!title) return 'title is required';
-  if (title.length > LIMITS.title) return `title is longer than ${LIMITS.title} characters`;
   const item: ImportItem = { title, where };
   if (record.body !== undefined && record.body !== null) {
     if (typeof record.body !== 'string') return 'body must be a string';
@@ -86,7 +86,14 @@ function toItem(value: unknown, where: string): ImportItem | string {
     }
     item.blockedBy = refs.map((r: string) => r.trim());
   }
-  return item;
+  // The bounds the core holds every issue to, checked for every item before the import
+  // writes anything: a file is refused whole, never after some of it was created.
+  const valid = check()
+    .text('title', item.title, LIMITS.title, true)
+    .text('body', item.body, LIMITS.body)
+    .labels('labels', item.labels)
+    .done();
+  return valid.ok ? item : valid.error.message;
 }
 
 /** Plain strings, or GitHub's `{ name }` objects. */

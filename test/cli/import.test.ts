@@ -107,6 +107,82 @@ describe('baton import', () => {
     expect(await issues()).toEqual([]);
   });
 
+  // What a refused import must leave exactly as it was: every issue, and the first in full, activity included.
+  const snapshot = async () => ({ issues: await issues(), shown: (await cli('show', 'BAT-1', '--json')).json() });
+
+  it('refuses a file whose later item has a body over the limit, and writes none of it', async () => {
+    await cli('add', 'Already here');
+    const before = await snapshot();
+    const run = await cli('import', file('big.json', JSON.stringify([{ title: 'First' }, { title: 'Second', body: 'x'.repeat(70_000) }])), '--json');
+    expect(run.status).toBe(1);
+    expect(run.json().error).toMatchObject({ code: 'INVALID_INPUT', where: 'item 2' });
+    expect(await snapshot()).toEqual(before);
+    expect((await cli('add', 'Next', '--json')).json().issue.key).toBe('BAT-2');
+  });
+
+  it('refuses a file whose later item has a label over the limit, and writes none of it', async () => {
+    await cli('add', 'Already here');
+    const before = await snapshot();
+    const run = await cli('import', file('label.json', JSON.stringify([{ title: 'First' }, { title: 'Second', labels: ['l'.repeat(80)] }])));
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('item 2');
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('refuses a file whose dependencies close a cycle through issues in the database, and writes none of it', async () => {
+    await cli('add', 'Existing A');
+    await cli('add', 'Existing B', '--blocked-by', 'BAT-1');
+    const before = await snapshot();
+    const cyclic = JSON.stringify([{ title: 'New' }, { title: 'Existing A', blockedBy: ['Existing B'] }]);
+    const run = await cli('import', file('cycle.json', cyclic), '--json');
+    expect(run.status).toBe(1);
+    expect(run.json().error).toMatchObject({ code: 'CYCLE', path: ['BAT-1', 'BAT-2', 'BAT-1'] });
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('creates each title once when two imports of the same file run at once from two worktrees', async () => {
+    const other = join(repo.dir, 'other');
+    repo.git(['worktree', 'add', '-q', '-b', 'other', other]);
+    await cli('ls');
+    const titles = Array.from({ length: 20 }, (_, i) => `Item ${i + 1}`);
+    const path = file('many.json', JSON.stringify(titles.map((title) => ({ title }))));
+    const runs = await Promise.all([repo.main, other].map((cwd) => runCli(['import', path, '--json'], { cwd })));
+    expect(runs.map((r) => r.status)).toEqual([0, 0]);
+    // One of them created everything and the other found it all there: they ran one after the other.
+    const reports = runs.map((r) => r.json());
+    expect(reports.map((r) => r.created.length).sort()).toEqual([0, 20]);
+    expect(reports.map((r) => r.existing.length).sort()).toEqual([0, 20]);
+    expect((await issues()).map((i) => i.title).sort()).toEqual([...titles].sort());
+  });
+
+  it('keeps an issue whose title exists as it is: no relation, priority or label from the file', async () => {
+    await cli('add', 'X');
+    await cli('add', 'Y');
+    const before = (await cli('show', 'BAT-1', '--json')).json();
+    const run = await cli('import', file('x.json', JSON.stringify([{ title: 'X', blockedBy: ['Y'], priority: 0, labels: ['urgent'] }])), '--json');
+    expect(run.status).toBe(0);
+    expect(run.json()).toEqual({ created: [], existing: [{ key: 'BAT-1', title: 'X' }], relations: [] });
+    expect((await cli('show', 'BAT-1', '--json')).json()).toEqual(before);
+  });
+
+  it('links a new issue to an existing blocker, and leaves an existing item blocked by a new one as it was', async () => {
+    await cli('add', 'Old');
+    const items = [{ title: 'Old', blockedBy: ['Fresh'] }, { title: 'Fresh' }, { title: 'After', blockedBy: ['Old'] }];
+    const run = await cli('import', file('mixed.json', JSON.stringify(items)), '--json');
+    expect(run.status).toBe(0);
+    expect(run.json()).toEqual({
+      created: [
+        { key: 'BAT-2', title: 'Fresh' },
+        { key: 'BAT-3', title: 'After' },
+      ],
+      existing: [{ key: 'BAT-1', title: 'Old' }],
+      relations: [{ key: 'BAT-3', blockedBy: 'BAT-1' }],
+    });
+    const byTitle = Object.fromEntries((await issues()).map((i) => [i.title, i]));
+    expect(byTitle.Old.blockedBy).toEqual([]);
+    expect(byTitle.After.blockedBy).toEqual(['BAT-1']);
+  });
+
   it('refuses an item without a title, naming where it is', async () => {
     const run = await cli('import', file('untitled.jsonl', '{"title":"Fine"}\n{"body":"no title"}\n'));
     expect(run.status).toBe(1);
