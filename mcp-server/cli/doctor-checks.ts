@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { accessSync, constants, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { hostname, userInfo } from 'node:os';
+import { dirname, join } from 'node:path';
 import { CLIENT_CONFIG_FILES, type ClientConfigFile, SERVER_NAME } from '../../shared/client-config.js';
 import { isProcessAlive } from '../../shared/sessions.js';
 import { nodeFileSystem } from '../../shared/store/file/file-system.js';
@@ -81,6 +81,57 @@ export function checkLockFiles(dbPath: string, now = Date.now()): Check {
   }
   if (problems.length === 0) return { name: 'lock files', status: 'ok', detail: owner ? `held by process ${(owner as { pid: number }).pid ?? '?'} now` : 'none stale' };
   return { name: 'lock files', status: 'warn', detail: problems.join('; '), fix: fixes.join('; ') };
+}
+
+/**
+ * Whether this user can write the database. Reads work from read-only files, so the
+ * store opens and answers, yet every claim, checkpoint and `baton add` fails with
+ * STORE_UNAVAILABLE. A write appends to the log, takes the lock (a folder beside the
+ * database) and renames new files into the folder; before the database exists, the
+ * nearest existing folder on its path is where it will be created.
+ */
+export function checkWritable(dbPath: string): Check {
+  const paths = storePaths(dbPath);
+  const exists = existsSync(paths.snapshot);
+  const targets = exists ? [paths.dir, paths.log, paths.lockDir].filter((p) => existsSync(p)) : [nearestExisting(paths.dir)];
+  const user = currentUser();
+  const denied = targets.flatMap((path) => {
+    const problem = cannotWrite(path, !exists);
+    return problem ? [`${path} ${problem}`] : [];
+  });
+  if (denied.length === 0) {
+    return { name: 'permissions', status: 'ok', detail: exists ? `writable by ${user}` : `${user} can create it in ${targets[0]}` };
+  }
+  return {
+    name: 'permissions',
+    status: 'fail',
+    detail: `${denied.join('; ')}: ${exists ? 'every write' : 'creating the database'} fails with STORE_UNAVAILABLE`,
+    fix: `give the user ${user} write access to ${exists ? 'the database folder and its files' : 'that folder'} (chown or chmod u+w), or set BATON_DB to a path that user can write`,
+  };
+}
+
+/** Why this process cannot write `path`, or null; `mustBeFolder` when files are to be created in it. */
+function cannotWrite(path: string, mustBeFolder: boolean): string | null {
+  if (mustBeFolder && !statSync(path).isDirectory()) return 'is not a folder';
+  try {
+    accessSync(path, constants.W_OK);
+    return null;
+  } catch (error) {
+    return `is not writable (${(error as NodeJS.ErrnoException).code})`;
+  }
+}
+
+function nearestExisting(path: string): string {
+  while (!existsSync(path) && dirname(path) !== path) path = dirname(path);
+  return path;
+}
+
+function currentUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return `uid ${process.getuid?.() ?? '?'}`;
+  }
 }
 
 function statOrNull(path: string): { mtimeMs: number } | null {

@@ -11,7 +11,7 @@ import type { CliDeps, CommandContext, CommonOptions } from './context.js';
 import { action, withCommonOptions } from './context.js';
 import { CliExit, EXIT } from './exit.js';
 import type { Check, Worktree } from './doctor-checks.js';
-import { checkClientConfigs, checkLockFiles, listWorktrees } from './doctor-checks.js';
+import { checkClientConfigs, checkLockFiles, checkWritable, listWorktrees } from './doctor-checks.js';
 import { countdown, secondsUntil } from './render.js';
 
 interface DoctorOptions extends CommonOptions {
@@ -67,6 +67,8 @@ async function diagnose(ctx: CommandContext, opts: DoctorOptions): Promise<Docto
     checks.push({ name: 'settings', status: 'ok', detail: `keys ${prefix}-<n>, leases of ${countdown(leaseSeconds)}${requireReview ? ', review required' : ''}` });
   }
 
+  // The store opens and reads from files this user cannot write: only a write would tell.
+  const writable = backend === 'file' ? checkWritable(location.dbPath) : null;
   if (!config.ok) {
     // Opening would fail on the same setting; the store is not looked at.
   } else if (backend === 'file' && !existsSync(location.dbPath)) {
@@ -74,11 +76,12 @@ async function diagnose(ctx: CommandContext, opts: DoctorOptions): Promise<Docto
       name: 'database',
       status: 'warn',
       detail: `none yet at ${location.dbPath}`,
-      fix: 'run `baton init`, or start any agent: it is created on first use',
+      fix: writable?.status === 'fail' ? 'see permissions' : 'run `baton init`, or start any agent: it is created on first use',
     });
   } else {
     await inspectStore(ctx, report);
   }
+  if (writable) checks.push(writable);
 
   if (location.commonDir) {
     report.worktrees = listWorktrees(cwd);

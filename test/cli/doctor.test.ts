@@ -1,6 +1,8 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, runCli } from '../helpers/cli.js';
 import { makeRepo, type ScratchRepo } from '../helpers/git.js';
@@ -71,6 +73,55 @@ describe('baton doctor', () => {
     }
   });
 
+  it('fails, with exit 1 and a fix, when the database cannot be created where it would go', async () => {
+    const blocked = makeRepo();
+    try {
+      writeFileSync(join(blocked.dir, 'a-file'), '');
+      const run = await runCli(['doctor', '--json', '--no-probe', '--db', join(blocked.dir, 'a-file', 'baton', 'baton.db')], { cwd: blocked.main });
+      expect(run.status).toBe(1);
+      expect(run.json().checks.find((c: { name: string }) => c.name === 'permissions')).toMatchObject({
+        status: 'fail',
+        detail: expect.stringContaining(`${join(blocked.dir, 'a-file')} is not a folder`),
+        fix: expect.stringContaining('BATON_DB'),
+      });
+    } finally {
+      blocked.remove();
+    }
+  });
+
+  it.each([
+    ['the database files are read-only', (r: ScratchRepo) => {
+      asUser(['add', 'one'], r.main);
+      chmodSync(r.dbPath, 0o444);
+      chmodSync(`${r.dbPath}-log`, 0o444);
+      return `${r.dbPath}-log is not writable`;
+    }],
+    ['the folder the database would be created in is read-only', (r: ScratchRepo) => {
+      chmodSync(join(r.main, '.git'), 0o555);
+      return `${join(r.main, '.git')} is not writable`;
+    }],
+  ])('fails, with exit 1 and a fix, when %s for this user', (_, arrange) => {
+    const locked = makeRepo();
+    try {
+      // File modes bind root only on a read-only file system: as root, check as nobody.
+      if (unprivileged) {
+        chmodSync(locked.dir, 0o755);
+        execFileSync('chown', ['-R', `${unprivileged.uid}:${unprivileged.gid}`, locked.main]);
+      }
+      const problem = arrange(locked);
+      const run = asUser(['doctor', '--json', '--no-probe'], locked.main);
+      expect(run.status).toBe(1);
+      expect(JSON.parse(run.stdout).checks.find((c: { name: string }) => c.name === 'permissions')).toMatchObject({
+        status: 'fail',
+        detail: expect.stringContaining(problem),
+        fix: expect.stringContaining('write access'),
+      });
+    } finally {
+      chmodSync(join(locked.main, '.git'), 0o755);
+      locked.remove();
+    }
+  });
+
   it('fails, with exit 1 and a fix, when a configuration starts no working server', async () => {
     const broken = makeRepo();
     try {
@@ -87,3 +138,16 @@ describe('baton doctor', () => {
     }
   });
 });
+
+/** Root ignores file modes, so tests of permissions run the CLI as nobody when run as root. */
+const unprivileged = process.getuid?.() === 0 ? { uid: Number(execFileSync('id', ['-u', 'nobody'])), gid: Number(execFileSync('id', ['-g', 'nobody'])) } : null;
+
+function asUser(args: string[], cwd: string): { status: number | null; stdout: string } {
+  const run = spawnSync(process.execPath, [CLI, ...args], {
+    cwd,
+    env: { ...getDefaultEnvironment(), HOME: cwd },
+    encoding: 'utf8',
+    ...(unprivileged ?? {}),
+  });
+  return { status: run.status, stdout: run.stdout };
+}
