@@ -107,6 +107,14 @@ describe('baton import', () => {
     expect(await issues()).toEqual([]);
   });
 
+  it('shows control characters of the titles it quotes in a refusal as escapes', async () => {
+    const title = 'A\x1b]0;PWNED\x07';
+    const run = await cli('import', file('cycle.json', JSON.stringify([{ title, blockedBy: ['B'] }, { title: 'B', blockedBy: [title] }])));
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('A\\u001b]0;PWNED\\u0007');
+    expect(run.stderr).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+  });
+
   // What a refused import must leave exactly as it was: every issue, and the first in full, activity included.
   const snapshot = async () => ({ issues: await issues(), shown: (await cli('show', 'BAT-1', '--json')).json() });
 
