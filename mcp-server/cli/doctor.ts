@@ -96,7 +96,8 @@ async function diagnose(ctx: CommandContext, opts: DoctorOptions): Promise<Docto
   }
 
   if (backend === 'file') checks.push(checkLockFiles(location.dbPath));
-  if (opts.probe) checks.push(...(await checkClientConfigs(location.repoRoot ?? resolve(cwd), env)));
+  // Client configurations live in a worktree; a bare repository or .git has none to check.
+  if (opts.probe && (location.repoRoot || !location.commonDir)) checks.push(...(await checkClientConfigs(location.repoRoot ?? resolve(cwd), env)));
   report.ok = checks.every((c) => c.status !== 'fail');
   return report;
 }

@@ -41,6 +41,10 @@ export function registerInitCommand(program: Command, deps: CliDeps): void {
   ).action(
     action<InitOptions, []>(deps, async (ctx, opts) => {
       const location = resolveLocation({ cwd: deps.cwd, db: opts.db, env: deps.env });
+      if (!location.repoRoot && location.commonDir) {
+        // A bare repository, or inside .git: agents work in worktrees, where their clients read the files.
+        throw refused(batonError('INVALID_INPUT', `${resolve(deps.cwd)} is in a git repository but not in a worktree; run baton init in a worktree`));
+      }
       const root = location.repoRoot ?? resolve(deps.cwd);
       const launch: ServerCommand = opts.usePath
         ? { command: 'baton', args: ['serve'] }

@@ -14,6 +14,15 @@ describe('baton init', () => {
   });
   afterEach(() => repo.remove());
 
+  it('refuses to run where there is no worktree (inside .git), writing nothing there', async () => {
+    const gitDir = join(repo.main, '.git');
+    const run = await runCli(['init'], { cwd: gitDir });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/INVALID_INPUT: .* not in a worktree; run baton init in a worktree/);
+    expect(existsSync(join(gitDir, '.mcp.json'))).toBe(false);
+    expect(existsSync(join(gitDir, '.vscode'))).toBe(false);
+  });
+
   it('merges its server into an existing .mcp.json without losing any entry', async () => {
     const mine = {
       mcpServers: {
