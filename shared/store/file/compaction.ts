@@ -7,10 +7,11 @@ import { removeLeftoverTemps, writeSnapshot } from './snapshot-file.js';
 /**
  * Folds the log into a new snapshot. Runs under the lock, caught up, outside any
  * transaction; `assertHeld` throws once the lock is no longer this process's, and is
- * asked right before each rename, the only steps others could see. The order makes a crash at any point harmless: the new snapshot is
- * renamed into place first (it records the seq it contains, and replay skips records
- * at or below it), and only then is the log replaced by an empty one continuing from
- * that seq. A process that is caught up continues in the new log without reloading.
+ * asked right before each rename, the only steps others see. The order makes a crash at
+ * any point harmless: the new snapshot is renamed into place first (it records the seq
+ * it contains, and replay skips records at or below it), and only then is the log
+ * replaced by an empty one continuing from that seq. A process that is caught up
+ * continues in the new log without reloading.
  *
  * Answers whether it finished; a failure leaves the old snapshot and log in use and is
  * reported to stderr, since the write that triggered it has already committed.

@@ -21,8 +21,8 @@ export interface LockedWriter {
 }
 
 /**
- * Throws unless the lock is still this writer's. A holder judged stale (see file-lock.ts)
- * must not touch the files again: whoever took the lock may have written since.
+ * Throws unless the lock is still this writer's. A holder judged gone (`isOwnerGone` in
+ * lock-files.ts) must not touch the files again: whoever took the lock may have written since.
  */
 export function assertHeld({ lock, hold, replica }: LockedWriter): void {
   if (!lock.isHeld(hold)) {
