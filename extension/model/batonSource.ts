@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Baton } from '../../shared/baton.js';
 import { resolveLocation } from '../../shared/location.js';
 import { openBaton, type Opened } from '../../shared/open.js';
+import { batonError, StoreUnavailableError, type BatonError } from '../../shared/errors.js';
 import { fail, ok, type Result } from '../../shared/result.js';
 import type { IssueSummary } from '../../shared/types.js';
 import type { Disposable } from './emitter.js';
@@ -15,7 +16,7 @@ export interface BatonSourceOptions {
   /** This window's renewer id, recorded on what it writes. */
   renewer: string;
   env?: NodeJS.ProcessEnv;
-  /** The clock that ages the issue lists (tests replace it). */
+  /** The clock that ages the issue lists and a failing store (tests replace it). */
   now?: () => number;
 }
 
@@ -24,7 +25,7 @@ const LIST_LIMIT = 1000;
 const DONE_LIMIT = 10;
 /** Issues looked up one by one for their fence or checkpoint; more are shown without. */
 const DETAIL_LIMIT = 100;
-/** A store that failed to open is tried again after this long, not at every poll. */
+/** A store that fails to open or to read is closed and opened again after this long, not at every poll. */
 const RETRY_MS = 5000;
 /**
  * While the store keeps changing, the issue lists are read again at most this often;
@@ -33,6 +34,12 @@ const RETRY_MS = 5000;
  * poll every 250 ms, the lists still follow other processes within a second.
  */
 const LISTS_MAX_AGE_MS = 750;
+
+/** A store that could read its files just now, and the version it read. */
+interface CheckedStore {
+  opened: Opened;
+  storeVersion: string;
+}
 
 /** The issue lists as last read, and the store version they were read at. */
 interface ListsRead {
@@ -49,7 +56,8 @@ interface ListsRead {
 export class BatonSource implements ClaimsSource, Disposable {
   private path: string | null = null;
   private opening: Promise<Result<Opened>> | undefined;
-  private failedAt = 0;
+  /** When the store in `opening` first failed to open or to read its files; undefined while it works. */
+  private failedAt: number | undefined;
   private lists: ListsRead | undefined;
   private readonly env: NodeJS.ProcessEnv;
   private readonly now: () => number;
@@ -73,7 +81,6 @@ export class BatonSource implements ClaimsSource, Disposable {
   /** Points at another database (the setting changed); the next read opens it. */
   retarget(db: string | undefined): void {
     this.dispose();
-    this.failedAt = 0;
     this.options.db = db;
     this.path = this.options.cwd === null ? null : resolveLocation({ cwd: this.options.cwd, db, env: this.env }).dbPath;
   }
@@ -83,35 +90,17 @@ export class BatonSource implements ClaimsSource, Disposable {
     return this.path !== null && (this.env.BATON_DATABASE_URL !== undefined || existsSync(this.path));
   }
 
-  /** Opens the store once; a failed open is tried again a few seconds later. */
-  async open(): Promise<Result<Opened>> {
-    if (this.options.cwd === null) return fail('STORE_UNAVAILABLE', 'Open a folder to use Baton.', { reason: 'no workspace folder' });
-    if (this.opening === undefined || (this.failedAt > 0 && Date.now() - this.failedAt > RETRY_MS)) {
-      this.failedAt = 0;
-      const opening = openBaton({
-        cwd: this.options.cwd,
-        db: this.options.db,
-        env: this.env,
-        caller: { agent: 'vscode', renewer: this.options.renewer },
-      });
-      this.opening = opening;
-      void opening.then((o) => {
-        if (!o.ok && this.opening === opening) this.failedAt = Date.now();
-      });
-    }
-    return this.opening;
-  }
-
   /** The Baton of this window, opening (and creating) the database if needed. */
   async baton(): Promise<Result<Baton>> {
-    const opened = await this.open();
-    return opened.ok ? ok(opened.value.baton) : opened;
+    const store = await this.checked(true);
+    return store.ok ? ok(store.value.opened.baton) : store;
   }
 
   /** The open Baton, or null while there is no database. */
   async existing(): Promise<Result<Baton> | null> {
-    if (this.opening === undefined && !this.exists()) return null;
-    return this.baton();
+    const store = await this.checked(false);
+    if (store === null) return null;
+    return store.ok ? ok(store.value.opened.baton) : store;
   }
 
   /**
@@ -121,10 +110,10 @@ export class BatonSource implements ClaimsSource, Disposable {
    */
   async version(): Promise<string> {
     if (this.path === null) return 'no-workspace';
-    if (this.opening === undefined && !this.exists()) return 'absent';
-    const opened = await this.open();
-    if (!opened.ok) return `error:${opened.error.message}`;
-    const storeVersion = await opened.value.store.version();
+    const store = await this.checked(false);
+    if (store === null) return 'absent';
+    if (!store.ok) return `error:${store.error.message}`;
+    const { storeVersion } = store.value;
     return this.listsDue(storeVersion) ? `v:${storeVersion}:lists` : `v:${storeVersion}`;
   }
 
@@ -132,17 +121,16 @@ export class BatonSource implements ClaimsSource, Disposable {
   async load(options: { full?: boolean } = {}): Promise<ModelState> {
     const dbPath = this.path;
     if (dbPath === null) return { kind: 'noWorkspace' };
-    if (this.opening === undefined && !this.exists()) return { kind: 'noDatabase', dbPath };
-    const opened = await this.open();
-    if (!opened.ok) return { kind: 'error', error: opened.error };
-    const { baton, store } = opened.value;
-    // Read before the data: a commit in between leaves the lists marked as behind.
-    const storeVersion = await store.version();
-    const claims = await readClaims(baton);
+    const store = await this.checked(false);
+    if (store === null) return { kind: 'noDatabase', dbPath };
+    if (!store.ok) return { kind: 'error', error: store.error };
+    // The version is read before the data: a commit in between leaves the lists marked as behind.
+    const { opened, storeVersion } = store.value;
+    const claims = await readClaims(opened.baton);
     if (!claims.ok) return { kind: 'error', error: claims.error };
     if (options.full || this.lists === undefined || this.listsDue(storeVersion)) {
       const at = this.now();
-      const lists = await readLists(baton);
+      const lists = await readLists(opened.baton);
       if (!lists.ok) return { kind: 'error', error: lists.error };
       this.lists = { value: lists.value, storeVersion, at };
     }
@@ -152,8 +140,46 @@ export class BatonSource implements ClaimsSource, Disposable {
   dispose(): void {
     const opening = this.opening;
     this.opening = undefined;
+    this.failedAt = undefined;
     this.lists = undefined;
     void opening?.then((o) => (o.ok ? o.value.store.close() : undefined)).catch(() => undefined);
+  }
+
+  /**
+   * The store, opened once and checked by reading its version, which every read and write
+   * would do first anyway. A store that has failed for `RETRY_MS`, to open or since, is
+   * closed and forgotten: the database may have been repaired, deleted or made anew (a
+   * store still open on a deleted database's files refuses the new ones for good). Only
+   * when `create` is set does a database that does not exist get opened, and so created.
+   */
+  private checked(create: true): Promise<Result<CheckedStore>>;
+  private checked(create: boolean): Promise<Result<CheckedStore> | null>;
+  private async checked(create: boolean): Promise<Result<CheckedStore> | null> {
+    if (this.options.cwd === null) return fail('STORE_UNAVAILABLE', 'Open a folder to use Baton.', { reason: 'no workspace folder' });
+    if (this.failedAt !== undefined && this.now() - this.failedAt > RETRY_MS) this.dispose();
+    if (!create && this.opening === undefined && !this.exists()) return null;
+    const opening = (this.opening ??= openBaton({
+      cwd: this.options.cwd,
+      db: this.options.db,
+      env: this.env,
+      caller: { agent: 'vscode', renewer: this.options.renewer },
+    }));
+    const opened = await opening;
+    if (!opened.ok) return this.failed(opening, opened.error);
+    try {
+      const storeVersion = await opened.value.store.version();
+      if (this.opening === opening) this.failedAt = undefined;
+      return ok({ opened: opened.value, storeVersion });
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      return this.failed(opening, batonError('STORE_UNAVAILABLE', error.message, { path: error.path, reason: error.reason }));
+    }
+  }
+
+  /** Notes when the store in force began to fail, so that it is tried afresh `RETRY_MS` later, not at every poll. */
+  private failed(opening: Promise<Result<Opened>>, error: BatonError): Result<never> {
+    if (this.opening === opening) this.failedAt ??= this.now();
+    return { ok: false, error };
   }
 
   /** Whether the lists were read at an older store version, long enough ago to read them again. */

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BatonSource } from '../../extension/model/batonSource.js';
 import { openBaton, type Opened } from '../../shared/open.js';
@@ -133,7 +133,6 @@ describe('BatonSource while the store keeps changing', () => {
 
 describe('BatonSource when the repository settings are broken', () => {
   it('reports the error, naming the file, and does not try again at every poll', async () => {
-    const { writeFileSync } = await import('node:fs');
     const other = await agent('claude');
     await other.baton.createIssue({ title: 'One' });
     writeFileSync(join(repo, '.baton.json'), '{ "leaseSeconds": 0 }');
@@ -141,8 +140,67 @@ describe('BatonSource when the repository settings are broken', () => {
     const state = await s.load();
     expect(state.kind).toBe('error');
     expect(state.kind === 'error' && state.error.message).toMatch(/\.baton\.json: field "leaseSeconds"/);
-    const first = await s.open();
+    const first = await s.baton();
     writeFileSync(join(repo, '.baton.json'), '{}');
-    expect(await s.open()).toBe(first);
+    expect((await s.baton()).ok).toBe(false);
+    expect(first.ok).toBe(false);
+  });
+});
+
+describe('BatonSource when the database fails under it', () => {
+  function clocked(): { s: BatonSource; advance(ms: number): void } {
+    let now = 1_000_000;
+    const s = new BatonSource({ cwd: repo, renewer: 'vscode:test', env, now: () => now });
+    opened.push({ close: async () => s.dispose() });
+    return { s, advance: (ms) => (now += ms) };
+  }
+  const todoTitles = (state: Awaited<ReturnType<BatonSource['load']>>) =>
+    state.kind === 'ready' ? state.snapshot.todo.map((i) => i.title) : state.kind;
+
+  it('closes a store that keeps failing and opens the database made anew in its place, for the view and the renewer', async () => {
+    await (await agent('claude')).baton.createIssue({ title: 'Old issue' });
+    const { s, advance } = clocked();
+    expect(todoTitles(await s.load())).toEqual(['Old issue']);
+    rmSync(dirname(s.dbPath!), { recursive: true, force: true });
+    await (await agent('claude')).baton.createIssue({ title: 'Brand new issue' });
+
+    // The store still open on the deleted files refuses the new ones: an error, not old data.
+    expect(await s.load()).toMatchObject({ kind: 'error', error: { code: 'STORE_UNAVAILABLE' } });
+    expect((await s.existing())?.ok).toBe(false);
+    advance(1000);
+    expect((await s.load()).kind).toBe('error');
+
+    advance(4500);
+    expect(todoTitles(await s.load())).toEqual(['Brand new issue']);
+    const renewing = await s.existing();
+    if (!renewing?.ok) throw new Error('the renewer still finds no store');
+    expect((await renewing.value.listClaims()).ok).toBe(true);
+  });
+
+  it('lets the renewer alone reopen a failing store, without the view polling', async () => {
+    await (await agent('claude')).baton.createIssue({ title: 'Old issue' });
+    const { s, advance } = clocked();
+    expect((await s.existing())?.ok).toBe(true);
+    rmSync(dirname(s.dbPath!), { recursive: true, force: true });
+    await (await agent('claude')).baton.createIssue({ title: 'Brand new issue' });
+    expect((await s.existing())?.ok).toBe(false);
+    advance(5500);
+    const baton = await s.existing();
+    if (!baton?.ok) throw new Error('not reopened');
+    const todo = await baton.value.listIssues({ status: 'todo' });
+    expect(todo.ok && todo.value.issues.map((i) => i.title)).toEqual(['Brand new issue']);
+  });
+
+  it('creates no database when trying again after a broken one was deleted', async () => {
+    const { s, advance } = clocked();
+    mkdirSync(dirname(s.dbPath!), { recursive: true });
+    writeFileSync(s.dbPath!, 'garbage, not a database');
+    expect((await s.load()).kind).toBe('error');
+    rmSync(dirname(s.dbPath!), { recursive: true, force: true });
+    advance(5500);
+    expect(await s.version()).toBe('absent');
+    expect(await s.load()).toEqual({ kind: 'noDatabase', dbPath: s.dbPath });
+    expect(await s.existing()).toBeNull();
+    expect(existsSync(s.dbPath!)).toBe(false);
   });
 });
