@@ -371,14 +371,20 @@ export class Baton {
     return this.read(async (tx) => ok({ issues: await summaries(tx, await readyIssues(tx, 'worker', input.labels ?? [], input.limit ?? LIMITS.listDefault)) }));
   }
 
-  /** Ends whatever live lease holds the issue, without its token: for `baton release` and the editor. */
-  async releaseAsOperator(input: { key: string; note?: string }): Promise<Result<{ issue: T.Issue; released: boolean }>> {
-    const valid = check().key('key', input.key).text('note', input.note, LIMITS.note).done();
+  /**
+   * Ends whatever live lease holds the issue, without its token: for `baton release` and the editor.
+   * With `fence`, only the claim of that fence: a claim taken since is left alone and `released` is false.
+   */
+  async releaseAsOperator(input: { key: string; note?: string; fence?: number }): Promise<Result<{ issue: T.Issue; released: boolean }>> {
+    const valid = check().key('key', input.key).text('note', input.note, LIMITS.note).int('fence', input.fence, 1, Number.MAX_SAFE_INTEGER).done();
     if (!valid.ok) return valid;
     return this.write(async (tx) => {
       const found = await findIssue(tx, input.key, true);
       if (!found.ok) return found;
-      const released = await releaseByOperator(tx, found.value, this.caller.agent, input.note);
+      // A person confirms the release of the claim they saw: another claim taken since is left alone.
+      const lease = input.fence === undefined ? undefined : await getLease(tx, found.value.id);
+      const other = input.fence !== undefined && (lease === undefined || Number(lease.fence) !== input.fence);
+      const released = other ? false : await releaseByOperator(tx, found.value, this.caller.agent, input.note);
       return ok({ issue: await issueView(tx, await findIssueById(tx, found.value.id)), released });
     });
   }

@@ -86,6 +86,7 @@ export function claimNode(claim: ClaimView, snapshot: BatonSnapshot, ctx: TreeCo
     title: claim.title,
     agent: claim.agent,
     branch: claim.branch,
+    fence: snapshot.fences[claim.key],
     msLeft,
     countdown,
     warning,

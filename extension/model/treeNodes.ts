@@ -19,6 +19,8 @@ export interface ClaimNode {
   title: string;
   agent: string;
   branch: string;
+  /** Which claim of the issue this row shows, so that acting on it cannot hit a later one; undefined when not read. */
+  fence: number | undefined;
   msLeft: number;
   countdown: string;
   /** Within the warning threshold of expiry. */

@@ -325,6 +325,20 @@ describe('ending a lease', () => {
     expect(refusal(await alice.heartbeat({ key, claimToken: c.lease.claimToken! }))).toMatchObject({ code: 'CLAIM_LOST', reason: 'released' });
   });
 
+  it('lets an operator release only the claim of the fence they confirmed, leaving a claim taken since', async () => {
+    const { h, key } = await oneIssue();
+    const a = h.session('alice');
+    const alice = value(await a.claimIssue({ key }));
+    value(await a.release({ key, claimToken: alice.lease.claimToken! }));
+    const bob = h.session('bob');
+    const b = value(await bob.claimIssue({ key }));
+    expect(b.lease.fence).not.toBe(alice.lease.fence);
+    expect(value(await h.session('person').releaseAsOperator({ key, fence: alice.lease.fence })).released).toBe(false);
+    expect(value(await bob.heartbeat({ key, claimToken: b.lease.claimToken! })).lease.fence).toBe(b.lease.fence);
+    expect(value(await h.session('person').releaseAsOperator({ key, fence: b.lease.fence })).released).toBe(true);
+    expect(refusal(await bob.heartbeat({ key, claimToken: b.lease.claimToken! }))).toMatchObject({ code: 'CLAIM_LOST', reason: 'released' });
+  });
+
   it('refuses a status change by another session while the issue is held', async () => {
     const { h, key } = await oneIssue();
     value(await h.session('alice').claimIssue({ key }));
