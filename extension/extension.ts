@@ -54,6 +54,7 @@ function wire(context: vscode.ExtensionContext) {
     model.onDidChange((state) => {
       void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.state, state.kind);
       if (state.kind === 'error') log.error(`Reading the database: ${state.error.message}`);
+      if (state.kind === 'ready') renewer.followLease(state.snapshot.leaseSeconds);
     }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration(SETTINGS.section)) return;

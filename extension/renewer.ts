@@ -44,6 +44,8 @@ export class Renewer implements Disposable {
   private timer: Disposable | undefined;
   private running: Promise<RenewalReport | null> | undefined;
   private disposed = false;
+  /** The lease length the current period was set from. */
+  private leaseSeconds: number | undefined;
 
   constructor(private readonly deps: RenewerDeps) {}
 
@@ -56,6 +58,14 @@ export class Renewer implements Disposable {
     this.timer?.dispose();
     this.running ??= this.tick().finally(() => (this.running = undefined));
     return this.running;
+  }
+
+  /**
+   * Starts a round now when the lease length is no longer the one the current period was
+   * set from (`.baton.json` changed): a shorter lease would otherwise expire before it.
+   */
+  followLease(seconds: number): void {
+    if (this.leaseSeconds !== undefined && seconds !== this.leaseSeconds) void this.renewNow();
   }
 
   dispose(): void {
@@ -79,6 +89,7 @@ export class Renewer implements Disposable {
         this.deps.log.warn(`Renewer: ${target.error.message}`);
         return null;
       }
+      this.leaseSeconds = target.value.leaseSeconds;
       next = (target.value.leaseSeconds * 1000) / 3;
       return await this.renewOnce(target.value);
     } catch (error) {

@@ -1,5 +1,7 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Baton } from '../../shared/baton.js';
+import { CONFIG_FILE } from '../../shared/config.js';
 import { resolveLocation } from '../../shared/location.js';
 import { openBaton, type Opened } from '../../shared/open.js';
 import { batonError, StoreUnavailableError, type BatonError } from '../../shared/errors.js';
@@ -55,7 +57,13 @@ interface ListsRead {
  */
 export class BatonSource implements ClaimsSource, Disposable {
   private path: string | null = null;
+  /** The repository's `.baton.json`, whose settings (the lease length) the opened Baton holds. */
+  private configFile: string | null = null;
+  /** How `configFile` looked when the store in force was opened. */
+  private openedConfig: string | undefined;
   private opening: Promise<Result<Opened>> | undefined;
+  /** Counts opens: a store opened again may hold other settings, so the view reloads. */
+  private opens = 0;
   /** When the store in `opening` first failed to open or to read its files; undefined while it works. */
   private failedAt: number | undefined;
   private lists: ListsRead | undefined;
@@ -82,7 +90,9 @@ export class BatonSource implements ClaimsSource, Disposable {
   retarget(db: string | undefined): void {
     this.dispose();
     this.options.db = db;
-    this.path = this.options.cwd === null ? null : resolveLocation({ cwd: this.options.cwd, db, env: this.env }).dbPath;
+    const location = this.options.cwd === null ? null : resolveLocation({ cwd: this.options.cwd, db, env: this.env });
+    this.path = location?.dbPath ?? null;
+    this.configFile = location?.repoRoot ? join(location.repoRoot, CONFIG_FILE) : null;
   }
 
   /** Whether there is anything to open: a database file, or a PostgreSQL URL. */
@@ -114,7 +124,8 @@ export class BatonSource implements ClaimsSource, Disposable {
     if (store === null) return 'absent';
     if (!store.ok) return `error:${store.error.message}`;
     const { storeVersion } = store.value;
-    return this.listsDue(storeVersion) ? `v:${storeVersion}:lists` : `v:${storeVersion}`;
+    const version = `v:${this.opens}:${storeVersion}`;
+    return this.listsDue(storeVersion) ? `${version}:lists` : version;
   }
 
   /** Reads claims afresh, and the issue lists too when `full` or when they are due. */
@@ -156,14 +167,23 @@ export class BatonSource implements ClaimsSource, Disposable {
   private checked(create: boolean): Promise<Result<CheckedStore> | null>;
   private async checked(create: boolean): Promise<Result<CheckedStore> | null> {
     if (this.options.cwd === null) return fail('STORE_UNAVAILABLE', 'Open a folder to use Baton.', { reason: 'no workspace folder' });
-    if (this.failedAt !== undefined && this.now() - this.failedAt > RETRY_MS) this.dispose();
+    // The settings are read once per open: when `.baton.json` changes, the view, the renewer's
+    // period and the lease length it renews to follow it only through a new open.
+    const config = stamp(this.configFile);
+    const failing = this.failedAt !== undefined && this.now() - this.failedAt > RETRY_MS;
+    if (this.opening !== undefined && (failing || config !== this.openedConfig)) this.dispose();
     if (!create && this.opening === undefined && !this.exists()) return null;
-    const opening = (this.opening ??= openBaton({
-      cwd: this.options.cwd,
-      db: this.options.db,
-      env: this.env,
-      caller: { agent: 'vscode', renewer: this.options.renewer },
-    }));
+    if (this.opening === undefined) {
+      this.openedConfig = config;
+      this.opens++;
+      this.opening = openBaton({
+        cwd: this.options.cwd,
+        db: this.options.db,
+        env: this.env,
+        caller: { agent: 'vscode', renewer: this.options.renewer },
+      });
+    }
+    const opening = this.opening;
     const opened = await opening;
     if (!opened.ok) return this.failed(opening, opened.error);
     try {
@@ -186,6 +206,12 @@ export class BatonSource implements ClaimsSource, Disposable {
   private listsDue(storeVersion: string): boolean {
     return this.lists !== undefined && this.lists.storeVersion !== storeVersion && this.now() - this.lists.at >= LISTS_MAX_AGE_MS;
   }
+}
+
+/** What tells one version of a file from another (cheaply, at every poll), or 'none'. */
+function stamp(file: string | null): string {
+  const stat = file === null ? undefined : statSync(file, { throwIfNoEntry: false });
+  return stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}` : 'none';
 }
 
 /** What the view shows of the claims: read at every change. */

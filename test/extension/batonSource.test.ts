@@ -132,7 +132,7 @@ describe('BatonSource while the store keeps changing', () => {
 });
 
 describe('BatonSource when the repository settings are broken', () => {
-  it('reports the error, naming the file, and does not try again at every poll', async () => {
+  it('reports the error, naming the file, does not open again at every poll, and opens again once the file is fixed', async () => {
     const other = await agent('claude');
     await other.baton.createIssue({ title: 'One' });
     writeFileSync(join(repo, '.baton.json'), '{ "leaseSeconds": 0 }');
@@ -141,9 +141,40 @@ describe('BatonSource when the repository settings are broken', () => {
     expect(state.kind).toBe('error');
     expect(state.kind === 'error' && state.error.message).toMatch(/\.baton\.json: field "leaseSeconds"/);
     const first = await s.baton();
+    const second = await s.baton();
+    expect(!first.ok && !second.ok && second.error).toBe(!first.ok && first.error);
     writeFileSync(join(repo, '.baton.json'), '{}');
-    expect((await s.baton()).ok).toBe(false);
-    expect(first.ok).toBe(false);
+    expect((await s.baton()).ok).toBe(true);
+  });
+
+  it('follows a change of the lease length in .baton.json: the view, and the renewer to the new length', async () => {
+    const other = await agent('claude');
+    await other.baton.createIssue({ title: 'One' });
+    const s = new BatonSource({ cwd: repo, renewer: 'vscode:test', env });
+    opened.push({ close: async () => s.dispose() });
+    const before = await s.load();
+    expect(before.kind === 'ready' && before.snapshot.leaseSeconds).toBe(1800);
+    const version = await s.version();
+
+    writeFileSync(join(repo, '.baton.json'), JSON.stringify({ leaseSeconds: 120 }));
+    // Nothing was written to the store, yet the view has something new to show.
+    expect(await s.version()).not.toBe(version);
+    const worker = await openBaton({ cwd: repo, env, caller: { agent: 'copilot', renewer: 'vscode:test' } });
+    if (!worker.ok) throw new Error(worker.error.message);
+    opened.push(worker.value.store);
+    const claimed = await worker.value.baton.claimIssue({ key: 'BAT-1' });
+    if (!claimed.ok) throw new Error(claimed.error.message);
+
+    const after = await s.load();
+    expect(after.kind === 'ready' && after.snapshot.leaseSeconds).toBe(120);
+    const renewing = await s.existing();
+    if (!renewing?.ok) throw new Error('no store');
+    expect(renewing.value.leaseSeconds).toBe(120);
+    const session = after.kind === 'ready' ? after.snapshot.claims[0].session : '';
+    const renewed = await renewing.value.renewLeases({ sessions: [session], renewer: 'vscode:test' });
+    if (!renewed.ok) throw new Error(renewed.error.message);
+    const lease = renewed.value.leases[0];
+    expect(Date.parse(lease.expiresAt) - Date.parse(lease.lastRenewedAt)).toBe(120_000);
   });
 });
 

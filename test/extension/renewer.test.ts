@@ -103,6 +103,21 @@ describe('Renewer', () => {
     renewer.dispose();
   });
 
+  it('starts a round at once, with the new period, when the lease length changes', async () => {
+    const target = new FakeTarget([mine]);
+    const t = timers();
+    const renewer = new Renewer({ renewer: WINDOW, connect: async () => ok(target), isAlive, log: quiet, setTimer: t.setTimer });
+    await renewer.renewNow();
+    renewer.followLease(30);
+    expect(target.calls).toHaveLength(1);
+    target.leaseSeconds = 120;
+    renewer.followLease(120);
+    await renewer.renewNow();
+    expect(target.calls).toHaveLength(2);
+    expect(t.pending().map((p) => p.ms)).toEqual([40_000]);
+    renewer.dispose();
+  });
+
   it('calls the store not at all when it has nothing of its own to renew', async () => {
     const target = new FakeTarget([otherWindow, noRenewer]);
     const renewer = new Renewer({ renewer: WINDOW, connect: async () => ok(target), isAlive, log: quiet, setTimer: timers().setTimer });
