@@ -68,11 +68,13 @@ export async function judge(
  * without its token. The holder's token stops working at once (`CLAIM_LOST`, released).
  */
 export async function releaseByOperator(tx: Tx, issue: IssueRow, by: string, note?: string): Promise<boolean> {
-  const lease = await getLease(tx, issue.id);
+  let lease = await getLease(tx, issue.id);
   if (!lease) return false;
   if (!isLive(lease, tx.now)) {
-    await reclaim(tx, issue, lease, by);
-    return false;
+    if (await reclaim(tx, issue, lease, by)) return false;
+    // A renewal committed after this transaction read the lease: release the renewed one.
+    lease = await getLease(tx, issue.id);
+    if (!isLive(lease, tx.now)) return false;
   }
   await endLease(tx, lease, 'released');
   await touchIssue(tx, issue.id, {});

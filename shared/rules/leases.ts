@@ -8,6 +8,7 @@ import { recordEvent } from './activity.js';
 import { branchFor } from './branch.js';
 import { openBlockers } from './issues.js';
 import { type IssueRow, iso, type LeaseRow, limitTo, type TokenRow, type TokenState } from './rows.js';
+import { WriteConflictError } from './write-conflict.js';
 
 /**
  * The lease rules, all of them: who holds an issue, for how long, with which token.
@@ -20,6 +21,12 @@ import { type IssueRow, iso, type LeaseRow, limitTo, type TokenRow, type TokenSt
  *   before the write touches a row, so a superseded holder's late write changes nothing.
  * - The store keeps token hashes only; the plaintext lives in the holding session's
  *   memory (`SessionTokens`) and in the answer to it.
+ * - On PostgreSQL a lease row can change between the statement that read it and the one
+ *   that writes it: a renewer (`Baton.renewLeases`) updates leases without locking their
+ *   issue. So a write that depends on what it read says so in its WHERE clause (this
+ *   token, still expired, still live) and acts on the row count: at READ COMMITTED the
+ *   server re-checks that condition on the latest version of the row after waiting for
+ *   its lock. Under the file lock the condition always holds, so nothing changes there.
  */
 
 /** What a lease operation needs besides the transaction. */
@@ -83,9 +90,19 @@ export async function endLease(tx: Tx, lease: LeaseRow, state: Exclude<TokenStat
   await endToken(tx, lease.token_hash, state);
 }
 
-/** Clears an expired lease and records it as reclaimed; the checkpoint stays for the next claimer. */
-export async function reclaim(tx: Tx, issue: IssueRow, lease: LeaseRow, by: string): Promise<void> {
-  await endLease(tx, lease, 'reclaimed');
+/**
+ * Clears an expired lease and records it as reclaimed; the checkpoint stays for the next
+ * claimer. False, with nothing changed, when the lease is no longer the expired one this
+ * transaction read: a renewal committed since then, and the lease lives on.
+ */
+export async function reclaim(tx: Tx, issue: IssueRow, lease: LeaseRow, by: string): Promise<boolean> {
+  const deleted = await tx.run('DELETE FROM leases WHERE issue_id = ? AND token_hash = ? AND expires_at <= ?', [
+    lease.issue_id,
+    lease.token_hash,
+    tx.now,
+  ]);
+  if (deleted.changes === 0) return false;
+  await endToken(tx, lease.token_hash, 'reclaimed');
   await tx.run('UPDATE issues SET reclaim_count = reclaim_count + 1 WHERE id = ?', [issue.id]);
   await recordEvent(
     tx,
@@ -94,6 +111,7 @@ export async function reclaim(tx: Tx, issue: IssueRow, lease: LeaseRow, by: stri
     lease.agent,
     `lease of ${lease.agent} (fence ${lease.fence}) expired at ${iso(lease.expires_at)}; cleared by ${by}`,
   );
+  return true;
 }
 
 async function lostReason(tx: Tx, issue: IssueRow, hash: string, current: LeaseRow | undefined): Promise<ClaimLostReason> {
@@ -131,10 +149,22 @@ export async function authorize(tx: Tx, issue: IssueRow, token: string, caller: 
   return ok(lease);
 }
 
-/** A full reset of the lease to now + lease length. */
+/**
+ * A full reset of the lease to now + lease length. Only the lease read, while still live:
+ * if it was ended or taken over after this transaction read it (a renewer reads leases
+ * without locking their issue), nothing is renewed and the transaction must run again,
+ * for a renewal of a lease that is gone must never be reported.
+ */
 export async function renew(tx: Tx, lease: LeaseRow, leaseMs: number): Promise<LeaseRow> {
   const expires = tx.now + leaseMs;
-  await tx.run('UPDATE leases SET last_renewed_at = ?, expires_at = ? WHERE issue_id = ?', [tx.now, expires, lease.issue_id]);
+  const renewed = await tx.run('UPDATE leases SET last_renewed_at = ?, expires_at = ? WHERE issue_id = ? AND token_hash = ? AND expires_at > ?', [
+    tx.now,
+    expires,
+    lease.issue_id,
+    lease.token_hash,
+    tx.now,
+  ]);
+  if (renewed.changes === 0) throw new WriteConflictError(`the lease of issue ${lease.issue_id} (fence ${lease.fence}) changed before it was renewed`);
   return { ...lease, last_renewed_at: tx.now, expires_at: expires };
 }
 
@@ -193,6 +223,19 @@ function statusAllows(issue: IssueRow, role: Role): Result<void> {
   return fail('NOT_READY', `${issue.key} is ${issue.status} and cannot be claimed as ${role}.${hint}`, { status: issue.status });
 }
 
+/** A claim of an issue that a live lease holds: this session's own lease back, else `ALREADY_CLAIMED`. */
+async function heldAnswer(tx: Tx, issue: IssueRow, lease: LeaseRow, ctx: LeaseContext): Promise<Result<Claimed>> {
+  if (lease.session !== ctx.caller.session) {
+    return fail('ALREADY_CLAIMED', `${issue.key} is claimed by ${lease.agent} until ${iso(lease.expires_at)}.`, {
+      holder: holderOf(lease, ctx.caller),
+      expiresAt: iso(lease.expires_at),
+    });
+  }
+  const known = ctx.tokens.get(issue.key);
+  // This session minted the token; a miss means its memory was lost, so it gets a fresh one.
+  return ok(known ? { lease, token: known, resumed: Number(lease.resumed) === 1 } : await takeOver(tx, issue, lease, ctx));
+}
+
 /**
  * Claims an issue for this session. The issue row must already be locked by the caller.
  * With `presented` (the token of an earlier session of this agent) it is a takeover;
@@ -200,7 +243,7 @@ function statusAllows(issue: IssueRow, role: Role): Result<void> {
  */
 export async function claim(tx: Tx, issue: IssueRow, role: Role, ctx: LeaseContext, presented?: string): Promise<Result<Claimed>> {
   const { caller } = ctx;
-  let lease = await getLease(tx, issue.id);
+  const lease = await getLease(tx, issue.id);
 
   if (presented !== undefined) {
     const hash = hashToken(presented);
@@ -213,17 +256,7 @@ export async function claim(tx: Tx, issue: IssueRow, role: Role, ctx: LeaseConte
     return ok(await takeOver(tx, issue, lease, ctx));
   }
 
-  if (isLive(lease, tx.now)) {
-    if (lease.session !== caller.session) {
-      return fail('ALREADY_CLAIMED', `${issue.key} is claimed by ${lease.agent} until ${iso(lease.expires_at)}.`, {
-        holder: holderOf(lease, caller),
-        expiresAt: iso(lease.expires_at),
-      });
-    }
-    const known = ctx.tokens.get(issue.key);
-    // This session minted the token; a miss means its memory was lost, so it gets a fresh one.
-    return ok(known ? { lease, token: known, resumed: Number(lease.resumed) === 1 } : await takeOver(tx, issue, lease, ctx));
-  }
+  if (isLive(lease, tx.now)) return heldAnswer(tx, issue, lease, ctx);
 
   const allowed = statusAllows(issue, role);
   if (!allowed.ok) return allowed;
@@ -233,9 +266,11 @@ export async function claim(tx: Tx, issue: IssueRow, role: Role, ctx: LeaseConte
       return fail('BLOCKED', `${issue.key} is blocked by ${blockers.join(', ')}.`, { blockers });
     }
   }
-  if (lease) {
-    await reclaim(tx, issue, lease, caller.agent);
-    lease = undefined;
+  if (lease && !(await reclaim(tx, issue, lease, caller.agent))) {
+    // A renewal committed after this transaction read the lease: it is live after all.
+    const renewed = await getLease(tx, issue.id);
+    if (!isLive(renewed, tx.now)) throw new WriteConflictError(`the lease of ${issue.key} changed while it was being reclaimed`);
+    return heldAnswer(tx, issue, renewed, ctx);
   }
 
   const token = mintToken(ctx.random);
@@ -287,8 +322,7 @@ export async function sweepExpired(tx: Tx, limit: number, by: string): Promise<s
     if (!issue) continue;
     const lease = await getLease(tx, issue.id);
     if (!lease || isLive(lease, tx.now)) continue;
-    await reclaim(tx, issue, lease, by);
-    reclaimed.push(issue.key);
+    if (await reclaim(tx, issue, lease, by)) reclaimed.push(issue.key);
   }
   return reclaimed;
 }
