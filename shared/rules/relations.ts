@@ -87,7 +87,9 @@ export async function refreshEffectivePriority(tx: Tx, ids: readonly number[]): 
       }
     }
   }
-  for (const id of affected) {
+  // In ascending ids: two transactions refreshing overlapping sets of issues then lock
+  // their rows in the same order, so one waits for the other instead of both deadlocking.
+  for (const id of [...affected].sort((a, b) => a - b)) {
     const best = await bestPriorityBelow(tx, id);
     await tx.run('UPDATE issues SET eff_priority = ? WHERE id = ? AND eff_priority <> ?', [best, id, best]);
   }

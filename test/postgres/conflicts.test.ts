@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
+import { Baton } from '../../shared/baton.js';
+import { DEFAULTS } from '../../shared/config.js';
 import { StoreUnavailableError } from '../../shared/errors.js';
 import { ok } from '../../shared/result.js';
 import { openPostgresStore } from '../../shared/store/postgres/index.js';
 import type { Store, Tx } from '../../shared/store/store.js';
+import { steeredStore } from './steered-store.js';
 import { ADMIN_URL, createTestDatabase, type TestDatabase } from './test-database.js';
 
 /** Resolves once `n` callers have arrived: lines transactions up at one point. */
@@ -114,5 +117,35 @@ describe.skipIf(!ADMIN_URL)('PostgreSQL store: concurrent writers', () => {
     }
     const row = await stores[0].read((tx) => tx.get(`SELECT value FROM meta WHERE name = 'while held'`));
     expect(row).toBeUndefined();
+  });
+  it('reports STORE_UNAVAILABLE, changing nothing, when every attempt of a write ends in a deadlock', async () => {
+    let attempts = 0;
+    const error = await stores[0]
+      .write(async (tx) => {
+        attempts++;
+        await tx.run(`INSERT INTO meta (name, value) VALUES ('deadlocked', 'x')`);
+        // The server's own deadlock error, as the loser of a real deadlock receives it.
+        await tx.run(`DO $$ BEGIN RAISE EXCEPTION 'deadlock detected' USING ERRCODE = '40P01'; END $$`);
+        return ok(undefined);
+      })
+      .catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as StoreUnavailableError).reason).toMatch(/kept reporting conflicting writes \(deadlock detected.*\).*nothing was changed/);
+    expect(attempts).toBe(5);
+    expect(await stores[0].read((tx) => tx.get(`SELECT value FROM meta WHERE name = 'deadlocked'`))).toBeUndefined();
+  });
+
+  it('answers a tool call STORE_UNAVAILABLE when its write keeps losing serialization races', async () => {
+    const losing = steeredStore(stores[1], {
+      before: async (sql) => {
+        if (sql.startsWith('INSERT INTO relations')) {
+          throw Object.assign(new Error('could not serialize access due to concurrent update'), { code: '40001' });
+        }
+      },
+    });
+    const baton = new Baton({ store: losing, caller: { agent: 'a', session: 'conflicts', renewer: null, worktree: null }, config: DEFAULTS });
+    for (const title of ['one', 'two']) expect((await baton.createIssue({ title })).ok).toBe(true);
+    const related = await baton.relate({ key: 'BAT-1', type: 'blocks', other: 'BAT-2' });
+    expect(related.ok ? 'ok' : related.error).toMatchObject({ code: 'STORE_UNAVAILABLE', reason: expect.stringMatching(/conflicting writes/) });
   });
 });

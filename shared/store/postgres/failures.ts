@@ -65,6 +65,12 @@ export function classifyFailure(err: unknown): FailureKind {
   return 'other';
 }
 
+/** A deadlock (40P01) or serialization failure (40001): two writers' transactions crossed. */
+export function isWriteRace(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return code === '40001' || code === '40P01';
+}
+
 /** One line for a person: the server's message, with its SQLSTATE or errno when there is one. */
 export function describeFailure(err: unknown): string {
   const code = (err as { code?: unknown })?.code;

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { StoreUnavailableError } from '../../errors.js';
 import type { Result } from '../../result.js';
 import type { Store, StoreInfo, Tx } from '../store.js';
-import { classifyFailure, describeFailure } from './failures.js';
+import { classifyFailure, describeFailure, isWriteRace } from './failures.js';
 import { withClient } from './pool.js';
 import { sleep, withConnectRetries } from './retry.js';
 import { DATABASE_NOW_SQL, PostgresTx } from './tx.js';
@@ -103,6 +103,16 @@ export class PostgresStore implements Store {
         if (kind === 'conflict' && attempt < CONFLICT_ATTEMPTS) {
           await sleep(Math.random() * 20 * attempt);
           continue;
+        }
+        // A deadlock or serialization failure on every attempt is contention, not a bug, and
+        // every attempt was rolled back: the caller answers STORE_UNAVAILABLE rather than
+        // handing a raw database error to an agent. A duplicate key that keeps coming back is
+        // no race but a bug, and is raised as it is.
+        if (kind === 'conflict' && isWriteRace(err)) {
+          throw new StoreUnavailableError(
+            this.location,
+            `the database kept reporting conflicting writes (${describeFailure(err)}) on ${CONFLICT_ATTEMPTS} attempts; nothing was changed`,
+          );
         }
         if (kind === 'busy') {
           throw new StoreUnavailableError(this.location, `locked or busy past the wait limit: ${describeFailure(err)}`);
