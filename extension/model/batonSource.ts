@@ -8,6 +8,7 @@ import { batonError, StoreUnavailableError, type BatonError } from '../../shared
 import { fail, ok, type Result } from '../../shared/result.js';
 import type { IssueSummary } from '../../shared/types.js';
 import type { Disposable } from './emitter.js';
+import { readBlocked } from './readBlocked.js';
 import type { BatonSnapshot, ClaimsSource, ModelState } from './snapshot.js';
 
 export interface BatonSourceOptions {
@@ -22,7 +23,7 @@ export interface BatonSourceOptions {
   now?: () => number;
 }
 
-/** How many issues of each status the view reads; past that a list is cut. */
+/** How many issues of each status the view reads; past that a list is cut (Blocked never is). */
 const LIST_LIMIT = 1000;
 const DONE_LIMIT = 10;
 /** Issues looked up one by one for their fence or checkpoint; more are shown without. */
@@ -247,6 +248,8 @@ async function readLists(baton: Baton): Promise<Result<IssueLists>> {
   if (!doing.ok) return doing;
   if (!review.ok) return review;
   if (!done.ok) return done;
+  const blocked = await readBlocked(baton, { todo: todo.value, doing: doing.value, review: review.value, done: done.value });
+  if (!blocked.ok) return blocked;
   const unheld = doing.value.issues.filter((i) => !i.held).slice(0, DETAIL_LIMIT);
   const details = await Promise.all(unheld.map(async (i: IssueSummary) => ({ key: i.key, detail: await baton.getIssue({ key: i.key }) })));
   return ok({
@@ -254,6 +257,7 @@ async function readLists(baton: Baton): Promise<Result<IssueLists>> {
     todo: todo.value.issues,
     doing: doing.value.issues,
     review: review.value.issues,
+    blocked: blocked.value,
     // Lists come newest created first; the view wants the latest finished.
     done: [...done.value.issues].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)).slice(0, DONE_LIMIT),
     checkpointed: details.filter(({ detail }) => detail.ok && detail.value.checkpoint).map(({ key }) => key),

@@ -46,12 +46,13 @@ function splitKey(key: string): [string, number] {
  * nothing to show, and the view shows its welcome text instead.
  */
 export function buildTree(snapshot: BatonSnapshot, ctx: TreeContext): GroupNode[] {
-  const open = new Set([...snapshot.todo, ...snapshot.doing, ...snapshot.review].map((i) => i.key));
+  // Blocked issues come with their unfinished blockers, which the cut lists may not hold.
+  const open = new Set([...snapshot.todo, ...snapshot.doing, ...snapshot.review].map((i) => i.key).concat(snapshot.blocked.flatMap((i) => i.blockedBy)));
   const checkpointed = new Set(snapshot.checkpointed);
   const claims = [...snapshot.claims].sort((a, b) => a.expiresAt.localeCompare(b.expiresAt) || keyOrder(a.key, b.key));
   const unheld = snapshot.doing.filter((i) => !i.held).sort(byDispatchOrder);
   const ready = snapshot.ready.filter((i) => i.status === 'todo');
-  const blocked = snapshot.todo.filter((i) => i.blockedBy.some((k) => open.has(k))).sort(byDispatchOrder);
+  const blocked = [...snapshot.blocked].sort(byDispatchOrder);
   const review = [...snapshot.review].sort(byDispatchOrder);
   const done = [...snapshot.done].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
   const issue = (group: Exclude<GroupId, 'claimed'>) => (i: IssueSummary) => issueNode(group, i, open, checkpointed.has(i.key), ctx.now);

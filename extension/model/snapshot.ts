@@ -15,6 +15,8 @@ export interface BatonSnapshot {
   todo: IssueSummary[];
   doing: IssueSummary[];
   review: IssueSummary[];
+  /** Every todo issue an unfinished issue blocks (the lists above may be cut), with only those blockers in `blockedBy`. */
+  blocked: IssueSummary[];
   /** Recently finished, newest first. */
   done: IssueSummary[];
   /** Keys of unheld `doing` issues that have a checkpoint: the next claimer resumes them. */

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BatonSource } from '../../extension/model/batonSource.js';
+import { buildTree } from '../../extension/model/buildTree.js';
 import { openBaton, type Opened } from '../../shared/open.js';
 
 let repo: string;
@@ -62,6 +63,7 @@ describe('BatonSource on the real store', () => {
     expect(snap.doing.filter((i) => !i.held).map((i) => i.key)).toEqual(['BAT-2']);
     expect(snap.checkpointed).toEqual(['BAT-2']);
     expect(snap.todo.map((i) => i.key)).toEqual(['BAT-3']);
+    expect(snap.blocked.map((i) => [i.key, i.blockedBy])).toEqual([['BAT-3', ['BAT-1']]]);
     expect(snap.sessions).toEqual([]);
     expect(snap.leaseSeconds).toBe(1800);
   });
@@ -234,4 +236,45 @@ describe('BatonSource when the database fails under it', () => {
     expect(await s.existing()).toBeNull();
     expect(existsSync(s.dbPath!)).toBe(false);
   });
+});
+
+describe('BatonSource past the length of a list', () => {
+  it('leaves out of Blocked an issue whose blockers all finished, and names only the unfinished ones', async () => {
+    const other = await agent('claude');
+    for (const title of ['One', 'Two', 'Three', 'Four']) await other.baton.createIssue({ title });
+    await other.baton.relate({ key: 'BAT-3', type: 'blockedBy', other: 'BAT-1' });
+    await other.baton.relate({ key: 'BAT-4', type: 'blockedBy', other: 'BAT-1' });
+    await other.baton.relate({ key: 'BAT-4', type: 'blockedBy', other: 'BAT-2' });
+    expect((await other.baton.updateIssue({ key: 'BAT-1', status: 'done' })).ok).toBe(true);
+    const state = await source().load();
+    expect(state.kind === 'ready' && state.snapshot.blocked.map((i) => [i.key, i.blockedBy])).toEqual([['BAT-4', ['BAT-2']]]);
+  });
+
+  it('shows every blocked issue, with its unfinished blockers, however many issues are open', async () => {
+    const other = await agent('claude');
+    const create = async (title: string) => {
+      const created = await other.baton.createIssue({ title });
+      if (!created.ok) throw new Error(created.error.message);
+    };
+    for (let n = 1; n <= 5; n++) await create(`Old issue ${n}`);
+    const relate = async (key: string, blocker: string) => expect((await other.baton.relate({ key, type: 'blockedBy', other: blocker })).ok).toBe(true);
+    await relate('BAT-2', 'BAT-1');
+    await relate('BAT-3', 'BAT-1');
+    await relate('BAT-3', 'BAT-4');
+    // BAT-5 is blocked only by an issue that finished: ready, not blocked.
+    await relate('BAT-5', 'BAT-4');
+    expect((await other.baton.updateIssue({ key: 'BAT-4', status: 'done' })).ok).toBe(true);
+    for (let n = 6; n <= 1006; n++) await create(`Issue ${n}`);
+
+    const state = await source().load();
+    if (state.kind !== 'ready') throw new Error(state.kind);
+    // The newest thousand todo issues leave out the old ones.
+    expect(state.snapshot.todo.map((i) => i.key)).not.toContain('BAT-2');
+    expect(state.snapshot.blocked.map((i) => [i.key, i.blockedBy])).toEqual([
+      ['BAT-3', ['BAT-1']],
+      ['BAT-2', ['BAT-1']],
+    ]);
+    const tree = buildTree(state.snapshot, { now: Date.now(), warningSeconds: 300, renewer: 'vscode:test', isAlive: () => true });
+    expect(tree.find((g) => g.id === 'blocked')?.children.map((c) => c.key).sort()).toEqual(['BAT-2', 'BAT-3']);
+  }, 60_000);
 });

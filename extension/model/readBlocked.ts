@@ -1,0 +1,55 @@
+import type { Baton } from '../../shared/baton.js';
+import { LIMITS } from '../../shared/limits.js';
+import { ok, type Result } from '../../shared/result.js';
+import type { IssueSummary, Status } from '../../shared/types.js';
+
+/** Blockers of unknown status looked up one by one; more are taken as unfinished. */
+const LOOKUP_LIMIT = 100;
+const FINISHED: ReadonlySet<Status> = new Set(['done', 'cancelled']);
+
+/** A list as the store gave it: a page, and whether more follow. */
+interface ListRead {
+  issues: IssueSummary[];
+  nextCursor: string | null;
+}
+
+/**
+ * Every todo issue an unfinished issue blocks, however many issues there are, each with
+ * only its unfinished blockers in `blockedBy`. While the open lists are whole they tell
+ * it at no cost: an issue in none of them is finished. Once one is cut, the store says
+ * which are blocked (not ready, by the dispatch rule itself), a page at a time, and the
+ * blockers found in no list read are looked up; that costs a few milliseconds per 100
+ * blocked issues, which a repository of that size pays only then.
+ */
+export async function readBlocked(baton: Baton, lists: { todo: ListRead; doing: ListRead; review: ListRead; done: ListRead }): Promise<Result<IssueSummary[]>> {
+  const open = [lists.todo, lists.doing, lists.review];
+  if (open.every((l) => l.nextCursor === null)) {
+    const unfinished = new Set(open.flatMap((l) => l.issues).map((i) => i.key));
+    return ok(narrow(lists.todo.issues, (key) => unfinished.has(key)));
+  }
+
+  const notReady: IssueSummary[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await baton.listIssues({ status: 'todo', ready: false, limit: LIMITS.listMax, cursor });
+    if (!page.ok) return page;
+    notReady.push(...page.value.issues);
+    cursor = page.value.nextCursor ?? undefined;
+  } while (cursor !== undefined);
+
+  const statuses = new Map<string, Status>([...open, lists.done].flatMap((l) => l.issues).map((i) => [i.key, i.status]));
+  for (const i of notReady) statuses.set(i.key, i.status);
+  const unknown = [...new Set(notReady.flatMap((i) => i.blockedBy))].filter((k) => !statuses.has(k)).slice(0, LOOKUP_LIMIT);
+  const found = await Promise.all(unknown.map(async (key) => ({ key, detail: await baton.getIssue({ key }) })));
+  for (const { key, detail } of found) if (detail.ok) statuses.set(key, detail.value.issue.status);
+  return ok(narrow(notReady, (key) => !FINISHED.has(statuses.get(key) ?? 'todo')));
+}
+
+/**
+ * Keeps the unfinished blockers of each issue, and the issues that have one. A todo issue
+ * the store does not offer is blocked (a claim moves an issue to doing); one whose blockers
+ * finished between two reads waits for the next read.
+ */
+function narrow(issues: IssueSummary[], unfinished: (key: string) => boolean): IssueSummary[] {
+  return issues.map((i) => ({ ...i, blockedBy: i.blockedBy.filter(unfinished) })).filter((i) => i.blockedBy.length > 0);
+}
