@@ -1,6 +1,7 @@
 import type { Tx } from '../store/store.js';
 import type { RelationType } from '../types.js';
 import { fail, ok, type Result } from '../result.js';
+import { lockRelationGraph } from './graph-lock.js';
 import { placeholders } from './rows.js';
 
 /**
@@ -107,7 +108,11 @@ export async function bestPriorityBelow(tx: Tx, id: number): Promise<number> {
   return Number(best!.p);
 }
 
-/** Adds or removes one relation of `key`; `other` is the far end. */
+/**
+ * Adds or removes one relation of `key`; `other` is the far end. Takes the graph lock
+ * (see graph-lock.ts) if the caller has not already, which it should have done before
+ * locking any issue row.
+ */
 export async function changeRelation(
   tx: Tx,
   issue: number,
@@ -115,6 +120,7 @@ export async function changeRelation(
   other: number,
   remove: boolean,
 ): Promise<Result<{ changed: boolean }>> {
+  await lockRelationGraph(tx);
   if (type === 'parent') {
     if (remove) {
       const r = await tx.run('UPDATE issues SET parent_id = NULL WHERE id = ? AND parent_id = ?', [issue, other]);

@@ -4,6 +4,7 @@ import type { Caller, Status } from '../types.js';
 import { DEFAULT_PRIORITY } from '../limits.js';
 import type { CreateIssueInput, UpdateIssueInput } from '../inputs.js';
 import { recordEvent } from './activity.js';
+import { lockRelationGraph } from './graph-lock.js';
 import { findIssue, findIssueById, findIssues, normalizeLabels, touchIssue, writeLabels } from './issues.js';
 import { endLease, getLease, holderOf, isLive, type SessionTokens } from './leases.js';
 import { refreshEffectivePriority } from './relations.js';
@@ -11,6 +12,9 @@ import { iso, type IssueRow } from './rows.js';
 
 /** Creates an issue with the next key of this database. */
 export async function createIssue(tx: Tx, caller: Caller, prefix: string, input: CreateIssueInput): Promise<Result<IssueRow>> {
+  // With relations, the new issue joins the graph: the blockers' effective priorities are
+  // refreshed from it, which must not interleave with another change to the graph.
+  if ((input.blockedBy ?? []).length > 0 || input.parent !== undefined) await lockRelationGraph(tx);
   const blockers = await findIssues(tx, input.blockedBy ?? []);
   if (!blockers.ok) return blockers;
   const parent = input.parent === undefined ? null : await findIssue(tx, input.parent);
@@ -45,6 +49,9 @@ export async function createIssue(tx: Tx, caller: Caller, prefix: string, input:
  * Edits never renew a lease.
  */
 export async function updateIssue(tx: Tx, caller: Caller, tokens: SessionTokens, input: UpdateIssueInput): Promise<Result<IssueRow>> {
+  // A priority change refreshes effective priorities along the graph: the graph lock
+  // comes before the issue's row lock.
+  if (input.priority !== undefined) await lockRelationGraph(tx);
   const found = await findIssue(tx, input.key, true);
   if (!found.ok) return found;
   const issue = found.value;
