@@ -9,7 +9,8 @@ import { listEvents, recordEvent } from './rules/activity.js';
 import { addComment, listComments } from './rules/comments.js';
 import { claimNext, claimResult, readyIssues, rememberRequest, replayRequest, reserveRequest } from './rules/dispatch.js';
 import { finish, judge, releaseByOperator, releaseLease, submit } from './rules/finish.js';
-import { findIssue, findIssueById, issueView, loadCheckpoint, loadRelations, summaries, touchIssue } from './rules/issues.js';
+import { lockRelationGraph } from './rules/graph-lock.js';
+import { findIssue, findIssueById, issueView, loadCheckpoint, loadRelations, lockIssues, summaries, touchIssue } from './rules/issues.js';
 import { anyExpired, authorize, claim, getLease, holderOf, isLive, type LeaseContext, leaseView, renew, SessionTokens, sweepExpired } from './rules/leases.js';
 import { listIssues } from './rules/listing.js';
 import { changeRelation } from './rules/relations.js';
@@ -295,10 +296,13 @@ export class Baton {
     const valid = check().key('key', input.key).key('other', input.other).oneOf('type', input.type, ['blocks', 'blockedBy', 'relatesTo', 'parent']).done();
     if (!valid.ok) return valid;
     return this.write(async (tx) => {
-      const issue = await findIssue(tx, input.key, true);
+      // The graph's lock before any row's (see lockRelationGraph), then both issues in id order.
+      await lockRelationGraph(tx);
+      const issue = await findIssue(tx, input.key);
       if (!issue.ok) return issue;
-      const other = await findIssue(tx, input.other, true);
+      const other = await findIssue(tx, input.other);
       if (!other.ok) return other;
+      await lockIssues(tx, [issue.value.id, other.value.id]);
       const changed = await changeRelation(tx, issue.value.id, input.type, other.value.id, input.remove === true);
       if (!changed.ok) return changed;
       if (changed.value.changed) {

@@ -18,6 +18,16 @@ export async function findIssue(tx: Tx, key: string, lock = false): Promise<Resu
   return row ? ok(row) : fail('NOT_FOUND', `No issue ${k}.`, { key: k });
 }
 
+/**
+ * Takes the rows of several issues for the rest of the transaction (PostgreSQL), in
+ * ascending id order: two transactions locking the same issues in different orders
+ * would deadlock.
+ */
+export async function lockIssues(tx: Tx, ids: readonly number[]): Promise<void> {
+  if (!tx.dialect.forUpdate) return;
+  for (const id of [...new Set(ids)].sort((a, b) => a - b)) await tx.get(`SELECT id FROM issues WHERE id = ?${tx.dialect.forUpdate}`, [id]);
+}
+
 export async function findIssueById(tx: Tx, id: number): Promise<IssueRow> {
   const row = await tx.get<IssueRow>(`SELECT ${ISSUE_COLUMNS} FROM issues WHERE id = ?`, [id]);
   if (!row) throw new Error(`issue id ${id} vanished inside a transaction`);
