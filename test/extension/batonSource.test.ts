@@ -6,17 +6,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BatonSource } from '../../extension/model/batonSource.js';
 import { buildTree } from '../../extension/model/buildTree.js';
 import { openBaton, type Opened } from '../../shared/open.js';
+import { openAgent } from '../helpers/core.js';
 
 let repo: string;
 const opened: Array<{ close(): Promise<void> }> = [];
 const env = { PATH: process.env.PATH } as NodeJS.ProcessEnv;
 
-async function agent(name: string): Promise<Opened> {
-  const result = await openBaton({ cwd: repo, env, caller: { agent: name } });
-  if (!result.ok) throw new Error(result.error.message);
-  opened.push(result.value.store);
-  return result.value;
-}
+const agent = (name: string): Promise<Opened> => openAgent(repo, name, env, opened);
 
 function source(): BatonSource {
   const s = new BatonSource({ cwd: repo, renewer: 'vscode:test', env });

@@ -8,18 +8,14 @@ import { buildTree } from '../../extension/model/buildTree.js';
 import { releaseSeenClaim, seenClaim } from '../../extension/model/releaseClaim.js';
 import type { ModelState } from '../../extension/model/snapshot.js';
 import type { ClaimNode } from '../../extension/model/treeNodes.js';
-import { openBaton, type Opened } from '../../shared/open.js';
+import type { Opened } from '../../shared/open.js';
+import { openAgent } from '../helpers/core.js';
 
 let repo: string;
 const opened: Array<{ close(): Promise<void> }> = [];
 const env = { PATH: process.env.PATH } as NodeJS.ProcessEnv;
 
-async function agent(name: string): Promise<Opened> {
-  const result = await openBaton({ cwd: repo, env, caller: { agent: name } });
-  if (!result.ok) throw new Error(result.error.message);
-  opened.push(result.value.store);
-  return result.value;
-}
+const agent = (name: string): Promise<Opened> => openAgent(repo, name, env, opened);
 
 /** The editor's view of the store now, and the claim row it shows for the issue. */
 async function view(): Promise<{ source: BatonSource; state: ModelState; row: ClaimNode }> {

@@ -1,6 +1,7 @@
 import type { Baton } from '../../shared/baton.js';
 import { ManualClock } from '../../shared/clock.js';
 import type { BatonConfig } from '../../shared/config.js';
+import { openBaton, type Opened } from '../../shared/open.js';
 import type { Result } from '../../shared/result.js';
 import type { Store } from '../../shared/store/store.js';
 import { mkdtempSync } from 'node:fs';
@@ -38,3 +39,14 @@ export function refusal<T>(result: Result<T>) {
 }
 
 export const MINUTE = 60_000;
+
+/**
+ * Opens the database of the repository at `cwd` as `agent`, as the CLI and the server do;
+ * the store joins `opened`, for the test to close.
+ */
+export async function openAgent(cwd: string, agent: string, env: NodeJS.ProcessEnv, opened: { close(): Promise<void> }[]): Promise<Opened> {
+  const result = await openBaton({ cwd, env, caller: { agent } });
+  if (!result.ok) throw new Error(result.error.message);
+  opened.push(result.value.store);
+  return result.value;
+}
