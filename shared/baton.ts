@@ -385,10 +385,7 @@ export class Baton {
     return this.write(async (tx) => {
       const found = await findIssue(tx, input.key, true);
       if (!found.ok) return found;
-      // A person confirms the release of the claim they saw: another claim taken since is left alone.
-      const lease = input.fence === undefined ? undefined : await getLease(tx, found.value.id);
-      const other = input.fence !== undefined && (lease === undefined || Number(lease.fence) !== input.fence);
-      const released = other ? false : await releaseByOperator(tx, found.value, this.caller.agent, input.note);
+      const released = await releaseByOperator(tx, found.value, this.caller.agent, input.note, input.fence);
       return ok({ issue: await issueView(tx, await findIssueById(tx, found.value.id)), released });
     });
   }

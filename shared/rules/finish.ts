@@ -66,10 +66,12 @@ export async function judge(
 /**
  * A person's release (`baton release`, the editor): ends whatever lease holds the issue,
  * without its token. The holder's token stops working at once (`CLAIM_LOST`, released).
+ * With `fence`, only the claim of that fence, the one the person saw and confirmed: a
+ * claim taken since is left alone.
  */
-export async function releaseByOperator(tx: Tx, issue: IssueRow, by: string, note?: string): Promise<boolean> {
+export async function releaseByOperator(tx: Tx, issue: IssueRow, by: string, note?: string, fence?: number): Promise<boolean> {
   let lease = await getLease(tx, issue.id);
-  if (!lease) return false;
+  if (!lease || (fence !== undefined && Number(lease.fence) !== fence)) return false;
   if (!isLive(lease, tx.now)) {
     if (await reclaim(tx, issue, lease, by)) return false;
     // A renewal committed after this transaction read the lease: release the renewed one.
