@@ -4,7 +4,6 @@ import packageJson from '../package.json';
 import type { CliDeps } from './cli/context.js';
 import { CliExit, EXIT, statusForCommanderCode } from './cli/exit.js';
 import { buildProgram } from './cli/program.js';
-import { forTerminal } from './cli/render.js';
 
 // The `baton` bin: the composition root of the CLI. Exit status 0 on success, 1 on a
 // refused operation (its error code printed), 2 on bad usage (PROTOCOL.md section 7).
@@ -20,8 +19,7 @@ buildProgram(deps, packageJson.version)
   .parseAsync(process.argv)
   .catch((error: unknown) => {
     if (error instanceof CliExit) {
-      // A refusal's message may quote stored text (titles in a cycle, say).
-      if (error.error) deps.stderr.write(`error ${error.error.code}: ${forTerminal(error.error.message)}\n`);
+      if (error.error) deps.stderr.write(`error ${error.error.code}: ${error.error.message}\n`);
       process.exitCode = error.status;
     } else if (error instanceof CommanderError) {
       process.exitCode = statusForCommanderCode(error.code);
