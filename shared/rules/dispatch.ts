@@ -32,13 +32,16 @@ export function labelsCondition(labels: readonly string[]): { sql: string; param
   };
 }
 
-/** Ready issues in dispatch order; `lock` skips and locks rows on PostgreSQL. */
+/**
+ * Ready issues in dispatch order. On PostgreSQL `lock` locks the rows it returns, passing
+ * over rows other transactions hold (`skip`) or waiting for them (`wait`).
+ */
 export async function readyIssues(
   tx: Tx,
   role: Role,
   labels: readonly string[],
   limit: number,
-  options: { lock?: boolean; exclude?: readonly number[] } = {},
+  options: { lock?: 'skip' | 'wait'; exclude?: readonly number[] } = {},
 ): Promise<IssueRow[]> {
   const ready = readyCondition(tx, role);
   const labelled = labelsCondition(labels);
@@ -47,9 +50,14 @@ export async function readyIssues(
   return tx.all<IssueRow>(
     `SELECT ${ISSUE_COLUMNS.split(', ').map((c) => `i.${c}`).join(', ')} FROM issues i
      WHERE ${ready.sql} AND ${labelled.sql}${excluded}
-     ORDER BY i.eff_priority, i.priority, i.created_at, i.number ${limitTo(limit)}${options.lock ? tx.dialect.skipLocked : ''}`,
+     ORDER BY i.eff_priority, i.priority, i.created_at, i.number ${limitTo(limit)}${lockClause(tx, options.lock)}`,
     [...ready.params, ...labelled.params, ...exclude],
   );
+}
+
+function lockClause(tx: Tx, lock: 'skip' | 'wait' | undefined): string {
+  if (lock === 'skip') return tx.dialect.skipLocked;
+  return lock === 'wait' ? tx.dialect.forUpdate : '';
 }
 
 /** The answer a claimer gets: the issue as it now stands, the lease with its token, the checkpoint. */
@@ -70,7 +78,15 @@ export async function claimNext(tx: Tx, ctx: LeaseContext, role: Role, labels: r
   const results: ClaimResult[] = [];
   const tried: number[] = [];
   while (results.length < max) {
-    const rows = await readyIssues(tx, role, labels, max - results.length, { lock: true, exclude: tried });
+    let rows = await readyIssues(tx, role, labels, max - results.length, { lock: 'skip', exclude: tried });
+    if (rows.length === 0 && results.length === 0 && tx.dialect.skipLocked) {
+      // Every ready row left is locked. Not only claimers lock one: an edit, a comment or a
+      // sweep recording a reclaim holds a ready issue for a moment, and "nothing is ready"
+      // would send this agent away from work that is. So wait for the first of them. Only
+      // while this call has claimed nothing: holding claimed rows while waiting for another
+      // claimer's would make two batches wait for each other.
+      rows = await readyIssues(tx, role, labels, 1, { lock: 'wait', exclude: tried });
+    }
     if (rows.length === 0) break;
     for (const row of rows) {
       tried.push(row.id);
