@@ -104,7 +104,8 @@ export class LogFile {
    * Reads the complete records added since the last call, given the file's current
    * `size`. Before trusting the new bytes it checks that the last record it returned is
    * still in place: an append whose fsync failed is cut back by its writer, and a
-   * process that had already applied it must start over from the snapshot.
+   * process that had already applied it must start over from the snapshot. Throws
+   * `LogProblem` for a damaged record with complete records after it.
    */
   readNew(size: number, skipThrough: number): LogRead {
     // Same size means nothing new, unless a torn tail was there: a writer may have cut it
@@ -120,7 +121,13 @@ export class LogFile {
       }
       skip = this.validEnd - from;
     }
-    const { records, validEnd } = decodeRecords(bytes.subarray(skip), from + skip, skipThrough);
+    const { records, validEnd, damagedAt } = decodeRecords(bytes.subarray(skip), from + skip, skipThrough);
+    if (damagedAt !== undefined) {
+      throw new LogProblem(
+        `the record at byte ${damagedAt} is damaged and complete records follow it; ` +
+          'Baton will neither skip it nor cut off what follows: restore the file from a backup',
+      );
+    }
     this.seenSize = size;
     this.validEnd = validEnd;
     const newest = records[records.length - 1];

@@ -105,26 +105,59 @@ function recordCrc(bytes: Buffer, payloadLength: number): number {
 
 /**
  * Decodes the complete records at the start of `bytes` (which begins at file offset
- * `offset`). Stops at the first incomplete or damaged record: that is a torn tail
- * until a writer truncates it. `skipThrough` avoids parsing records already applied.
+ * `offset`). Stops at the first incomplete or damaged record. That is a torn tail, to be
+ * cut off by the next writer, only when no complete record follows it: a writer killed in
+ * its append leaves the last record torn, and the next one cuts it off before appending.
+ * Complete records after the damage are acknowledged writes; then `damagedAt` says where
+ * the damage is, and nobody may read past it or cut it off. `skipThrough` avoids parsing
+ * records already applied.
  */
-export function decodeRecords(bytes: Buffer, offset: number, skipThrough: number): { records: LogRecord[]; validEnd: number } {
+export function decodeRecords(
+  bytes: Buffer,
+  offset: number,
+  skipThrough: number,
+): { records: LogRecord[]; validEnd: number; damagedAt?: number } {
   const records: LogRecord[] = [];
   let at = 0;
   while (bytes.length - at >= RECORD_HEADER_SIZE) {
-    const length = bytes.readUInt32LE(at);
-    if (length > MAX_RECORD_BYTES || bytes.length - at - RECORD_HEADER_SIZE < length) break;
-    const framed = bytes.subarray(at, at + RECORD_HEADER_SIZE + length);
-    const crc = framed.readUInt32LE(4);
-    if (recordCrc(framed, length) !== crc) break;
-    const seq = Number(framed.readBigUInt64LE(8));
-    const end = at + RECORD_HEADER_SIZE + length;
-    const statements = seq <= skipThrough ? [] : decodePayload(framed.subarray(RECORD_HEADER_SIZE));
-    if (!statements) break;
-    records.push({ seq, crc, start: offset + at, end: offset + end, statements });
+    const framed = framedRecordAt(bytes, at);
+    const seq = framed ? Number(framed.readBigUInt64LE(8)) : 0;
+    const statements = !framed ? undefined : seq <= skipThrough ? [] : decodePayload(framed.subarray(RECORD_HEADER_SIZE));
+    if (!framed || !statements) {
+      const previousSeq = records.length > 0 ? records[records.length - 1].seq : undefined;
+      if (completeRecordAfter(bytes, at, previousSeq)) return { records, validEnd: offset + at, damagedAt: offset + at };
+      break;
+    }
+    const end = at + framed.length;
+    records.push({ seq, crc: framed.readUInt32LE(4), start: offset + at, end: offset + end, statements });
     at = end;
   }
   return { records, validEnd: offset + at };
+}
+
+/** The record framed at `at` when it is whole and its checksum holds. */
+function framedRecordAt(bytes: Buffer, at: number): Buffer | undefined {
+  const length = bytes.readUInt32LE(at);
+  if (length > MAX_RECORD_BYTES || bytes.length - at - RECORD_HEADER_SIZE < length) return undefined;
+  const framed = bytes.subarray(at, at + RECORD_HEADER_SIZE + length);
+  return recordCrc(framed, length) === framed.readUInt32LE(4) ? framed : undefined;
+}
+
+/**
+ * Whether a whole, checksummed record starts anywhere after the damaged one at `at`. Its
+ * own length may be what is damaged, so every offset is tried; a seq that cannot follow
+ * `previousSeq` rules an offset out before its checksum is computed.
+ */
+function completeRecordAfter(bytes: Buffer, at: number, previousSeq: number | undefined): boolean {
+  const mostRecords = Math.ceil((bytes.length - at) / RECORD_HEADER_SIZE);
+  for (let p = at + 1; bytes.length - p >= RECORD_HEADER_SIZE; p++) {
+    if (previousSeq !== undefined) {
+      const seq = Number(bytes.readBigUInt64LE(p + 8));
+      if (seq <= previousSeq || seq > previousSeq + mostRecords) continue;
+    }
+    if (framedRecordAt(bytes, p)) return true;
+  }
+  return false;
 }
 
 function decodePayload(payload: Buffer): LoggedStatement[] | undefined {

@@ -4,6 +4,7 @@ import { openSnapshotImage, userVersionOf } from './database.js';
 import type { FileSystem } from './file-system.js';
 import { errnoCode, failureReason, statOrUndefined } from './file-system.js';
 import { LogFile, LogProblem } from './log-file.js';
+import type { LogRead } from './log-file.js';
 import type { LogRecord } from './log-format.js';
 import type { StorePaths } from './paths.js';
 import { readSnapshot } from './snapshot-file.js';
@@ -165,7 +166,13 @@ export class Replica {
   }
 
   private readFrom(log: LogFile, size: number): 'ok' | 'reload' {
-    const read = log.readNew(size, this.appliedSeq);
+    let read: LogRead;
+    try {
+      read = log.readNew(size, this.appliedSeq);
+    } catch (error) {
+      if (error instanceof LogProblem) throw new StoreUnavailableError(this.paths.log, error.message);
+      throw error;
+    }
     if (read.kind === 'rewound' || !this.continuedBy(log, read.records)) return 'reload';
     const fresh = read.records.filter((record) => record.seq > this.appliedSeq);
     let upTo = 0;

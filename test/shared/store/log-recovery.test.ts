@@ -65,6 +65,61 @@ describe('operation log recovery', () => {
     expect(await commentTexts(a)).toEqual(['one', 'two']);
   });
 
+  /** Writes `count` comments through a fresh store and returns where each record starts in the log. */
+  async function recordStarts(count: number): Promise<number[]> {
+    const a = await open();
+    const starts = [];
+    for (let i = 1; i <= count; i++) {
+      starts.push(statSync(`${scratch.path}-log`).size);
+      await addComment(a, `comment ${i}`);
+    }
+    return starts;
+  }
+
+  test.each([
+    ['a byte of its payload', (start: number) => start + 40],
+    ['its length', (start: number) => start],
+    ['its seq', (start: number) => start + 8],
+  ])('damage to %s in a record with complete records after it is refused, and the log left as it is', async (_, where) => {
+    const starts = await recordStarts(4);
+    const log = `${scratch.path}-log`;
+    const bytes = readFileSync(log);
+    bytes[where(starts[1])] ^= 0x20;
+    writeFileSync(log, bytes);
+    const opening = open();
+    await expect(opening).rejects.toThrow(StoreUnavailableError);
+    await expect(opening).rejects.toThrow(/byte \d+ is damaged and complete records follow it/);
+    expect(readFileSync(log).equals(bytes)).toBe(true);
+  });
+
+  test('a process that meets the damage while catching up refuses to write instead of cutting the log back', async () => {
+    const a = await open();
+    await addComment(a, 'seen by both');
+    const b = await open();
+    const damaged = statSync(`${scratch.path}-log`).size;
+    await addComment(a, 'damaged later');
+    await addComment(a, 'acknowledged after it');
+    const bytes = readFileSync(`${scratch.path}-log`);
+    bytes[damaged + 40] ^= 0x20;
+    writeFileSync(`${scratch.path}-log`, bytes);
+    const write = await addComment(b, 'refused').catch((error: unknown) => error);
+    expect(write).toBeInstanceOf(StoreUnavailableError);
+    await expect(commentTexts(b)).rejects.toThrow(/damaged/);
+    expect(readFileSync(`${scratch.path}-log`).equals(bytes)).toBe(true);
+  });
+
+  test('damage to the last record is a torn tail: the records before it stay, the next writer cuts it off', async () => {
+    const starts = await recordStarts(3);
+    const log = `${scratch.path}-log`;
+    const bytes = readFileSync(log);
+    bytes[starts[2] + 40] ^= 0x20;
+    writeFileSync(log, bytes);
+    const b = await open();
+    expect(await commentTexts(b)).toEqual(['comment 1', 'comment 2']);
+    await addComment(b, 'after the cut');
+    expect(await commentTexts(await open())).toEqual(['comment 1', 'comment 2', 'after the cut']);
+  });
+
   test('a failing rename during compaction leaves a usable store and no temporary file', async () => {
     let failRenames = 1;
     const { fs } = countingFs((name) => {
