@@ -329,7 +329,7 @@ export class Baton {
     return this.read(async (tx) => {
       const rows = await tx.all<LeaseRow & { key: string; title: string; checkpoint_id: number | null }>(
         `SELECT l.*, i.key, i.title, i.checkpoint_id FROM leases l JOIN issues i ON i.id = l.issue_id
-         WHERE l.expires_at > ? ORDER BY l.expires_at, i.number`,
+         WHERE l.expires_at > ? ORDER BY l.claimed_at DESC, i.number DESC`,
         [tx.now],
       );
       const checkpoints = await checkpointsById(tx, rows.map((r) => r.checkpoint_id).filter((id): id is number => id !== null));

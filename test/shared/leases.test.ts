@@ -14,6 +14,21 @@ async function oneIssue(title = 'Fix the parser') {
 }
 
 describe('claiming', () => {
+  it('lists live claims newest first, whatever their expiry', async () => {
+    const h = await harness();
+    const admin = h.session('admin');
+    for (let i = 0; i < 3; i++) value(await admin.createIssue({ title: `t${i}` }));
+    const alice = h.session('alice');
+    const first = value(await alice.claimIssue({ key: 'BAT-1' }));
+    h.clock.advance(MINUTE);
+    value(await h.session('bob').claimIssue({ key: 'BAT-2' }));
+    h.clock.advance(MINUTE);
+    value(await h.session('carol').claimIssue({ key: 'BAT-3' }));
+    // Renewed last, the first claim now expires last: the order stays by claim time.
+    value(await alice.heartbeat({ key: 'BAT-1', claimToken: first.lease.claimToken! }));
+    expect(value(await admin.listClaims()).claims.map((c) => c.key)).toEqual(['BAT-3', 'BAT-2', 'BAT-1']);
+  });
+
   it('hands out a token of at least 128 random bits, the branch, the lease times and fence 1', async () => {
     const { h, key } = await oneIssue('Fix the parser: edge cases!');
     const t0 = h.clock.now();
