@@ -5,6 +5,7 @@ import { errnoCode, statOrUndefined, unlinkIfPresent } from './file-system.js';
 import type { OwnerInfo, Ticket } from './lock-files.js';
 import {
   HOST,
+  HOST_TAG,
   OWNER_FILE,
   PROCESS_STARTED,
   breakOwner,
@@ -204,11 +205,13 @@ export class FileLock {
     return stale && breakOwner(fs, this.dir, owner === 'blank' ? 'blank' : owner.nonce, 1000);
   }
 
-  /** Removes the tickets of dead waiters (or a dead holder) ahead; true when it removed any. */
+  /** Removes the tickets of dead or stopped waiters (or a dead holder) ahead; true when it removed any. */
   private dropStaleAhead(ahead: Ticket[]): boolean {
+    const owner = readOwner(this.options.fs, this.dir);
+    const holder = owner === 'blank' ? 'blank' : owner?.nonce;
     let dropped = false;
     for (const ticket of ahead) {
-      if (isTicketStale(this.options.fs, this.dir, ticket, this.options.staleMs)) {
+      if (isTicketStale(this.options.fs, this.dir, ticket, this.options.staleMs, holder)) {
         unlinkIfPresent(this.options.fs, `${this.dir}/${ticket.name}`);
         dropped = true;
       }
@@ -218,7 +221,11 @@ export class FileLock {
 
   private describeHolder(): string {
     const owner = readOwner(this.options.fs, this.dir);
-    if (typeof owner !== 'object') return `lock queue did not move for ${(this.options.timeoutMs / 1000).toFixed(1)}s`;
+    if (typeof owner !== 'object') {
+      const head = queuedTickets(this.list())[0];
+      const behind = head && head.pid !== process.pid ? ` behind the waiter pid ${head.pid}${head.hostTag === HOST_TAG ? '' : ' on another host'}` : '';
+      return `lock queue did not move for ${(this.options.timeoutMs / 1000).toFixed(1)}s${behind}`;
+    }
     const where = owner.host === HOST ? '' : ` on ${owner.host}`;
     return `locked by pid ${owner.pid}${where} for ${((Date.now() - owner.at) / 1000).toFixed(1)}s`;
   }

@@ -52,6 +52,12 @@ export function isProcessAlive(pid: number): boolean {
   return procStat(pid)?.[0] !== 'Z';
 }
 
+/** Whether a process on this machine is stopped (Ctrl-Z, SIGSTOP, a debugger): alive, but not running. */
+export function isProcessStopped(pid: number): boolean {
+  const state = procStat(pid)?.[0];
+  return state === 'T' || state === 't';
+}
+
 /**
  * When a process started, in clock ticks since boot: with its pid, it names one process
  * for good, where a pid alone may be reused once the process is gone. Linux only
@@ -207,9 +213,19 @@ export function createTicket(fs: FileSystem, dir: string, names: readonly string
   return { name, n, hostTag: HOST_TAG, pid: process.pid };
 }
 
-/** Whether a ticket's waiter is gone: dead on this host, or not refreshed for `staleMs`. */
-export function isTicketStale(fs: FileSystem, dir: string, ticket: Ticket, staleMs: number): boolean {
-  if (ticket.hostTag === HOST_TAG && ticket.pid !== process.pid && !isProcessAlive(ticket.pid)) return true;
+/**
+ * Whether a ticket may be passed: its waiter is dead on this host, or stopped on this
+ * host, or not refreshed for `staleMs`. A stopped waiter holds nothing, since only the
+ * owner file is the lock; when it resumes it finds its ticket gone and queues again. The
+ * holder's own ticket is never passed for being stopped (`holder`: the owner's nonce, or
+ * `'blank'` while it cannot be read yet): a stopped holder keeps the lock (see isOwnerGone).
+ */
+export function isTicketStale(fs: FileSystem, dir: string, ticket: Ticket, staleMs: number, holder: string | 'blank' | undefined): boolean {
+  if (ticket.hostTag === HOST_TAG && ticket.pid !== process.pid) {
+    if (!isProcessAlive(ticket.pid)) return true;
+    const holds = holder === 'blank' || (holder !== undefined && ticket.name.endsWith(`-${holder}`));
+    if (!holds && isProcessStopped(ticket.pid)) return true;
+  }
   const stat = statOrUndefined(fs, `${dir}/${ticket.name}`);
   return stat !== undefined && Date.now() - stat.mtimeMs > staleMs;
 }

@@ -86,6 +86,29 @@ describe('file store under SIGKILL', () => {
     await store.close();
   });
 
+  test('a waiter stopped in the queue holds up nobody, and queues again when it resumes', async () => {
+    const path = join(scratch.dir, 'stopped.db');
+    const store = await openFileStore({ path, lockTimeoutMs: 5_000 });
+    const holder = startChild(bundle, ['hold', path]);
+    const stopped = startChild(bundle, ['append', path, '1', 'stopped']);
+    try {
+      await holder.waitFor((line) => line === 'holding');
+      await stopped.waitFor((line) => line === 'ready');
+      stopped.go();
+      const pid = stopped.process.pid!;
+      while (!readdirSync(`${path}.lock`).some((name) => name.includes(`-${pid}-`))) await sleep(5);
+      process.kill(pid, 'SIGSTOP');
+      await holder.kill();
+      // Its ticket heads the queue now and is fresh; a write behind it goes ahead all the same.
+      expect((await addComment(store, 'not held up')).ok).toBe(true);
+    } finally {
+      stopped.process.kill('SIGCONT');
+    }
+    expect(await stopped.exited).toBe(0);
+    expect((await commentTexts(store)).sort()).toEqual(['not held up', 'stopped-0']);
+    await store.close();
+  });
+
   test('a write waiting on a live holder gives up after the lock timeout, naming the holder', async () => {
     const path = join(scratch.dir, 'busy.db');
     const store = await openFileStore({ path, lockTimeoutMs: 300 });

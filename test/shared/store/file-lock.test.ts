@@ -141,6 +141,47 @@ describe('file lock', () => {
     expect(performance.now() - started).toBeLessThan(500);
   });
 
+  test('a stopped waiter is passed at once, and named when nobody can pass it', async () => {
+    const sleeper = spawn('sleep', ['30']);
+    await new Promise((resolve) => sleeper.on('spawn', resolve));
+    try {
+      process.kill(sleeper.pid!, 'SIGSTOP');
+      mkdirSync(dir, { recursive: true });
+      // Queued, then stopped before it could take the free lock; its ticket is fresh.
+      writeFileSync(join(dir, `t-000000000001-${HOST_TAG}-${sleeper.pid}-stopped`), '');
+      const started = performance.now();
+      const l = lock();
+      l.release(await l.acquire());
+      expect(performance.now() - started).toBeLessThan(500);
+      // From another host it cannot be judged by its process: the queue names it.
+      writeFileSync(join(dir, `t-000000000001-elsewhere-${sleeper.pid}-stopped`), '');
+      const error = await lock({ timeoutMs: 200 }).acquire().catch((e: unknown) => e);
+      expect((error as Error).message).toMatch(new RegExp(`behind the waiter pid ${sleeper.pid} on another host$`));
+    } finally {
+      sleeper.kill('SIGKILL');
+    }
+  });
+
+  test('a stopped holder keeps the lock, ticket and all', async () => {
+    const sleeper = spawn('sleep', ['30']);
+    await new Promise((resolve) => sleeper.on('spawn', resolve));
+    try {
+      process.kill(sleeper.pid!, 'SIGSTOP');
+      const pid = sleeper.pid!;
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'owner'), JSON.stringify({ pid, host: hostname(), nonce: 'held', at: Date.now(), started: processStartTime(pid) }));
+      writeFileSync(join(dir, `t-000000000001-${HOST_TAG}-${pid}-held`), '');
+      // Behind it, a stopped waiter: passed, while the holder is not.
+      writeFileSync(join(dir, `t-000000000002-${HOST_TAG}-${pid}-waits`), '');
+      const error = await lock({ timeoutMs: 300 }).acquire().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(LockTimeoutError);
+      expect((error as Error).message).toMatch(new RegExp(`^locked by pid ${pid} for`));
+      expect(readdirSync(dir).sort()).toEqual(['owner', `t-000000000001-${HOST_TAG}-${pid}-held`]);
+    } finally {
+      sleeper.kill('SIGKILL');
+    }
+  });
+
   test('a waiter queued behind a holder that queued too sleeps until the lock is free', async () => {
     const first = lock();
     const firstHold = await first.acquire();
