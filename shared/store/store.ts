@@ -15,8 +15,9 @@ export interface Dialect {
 
 /**
  * One transaction. Statements use `?` placeholders and portable SQL; `now` is the
- * transaction's time, taken once it holds the store (the injected clock for the
- * file, the database clock for PostgreSQL), so every rule in it sees one instant.
+ * transaction's time, taken once it holds what it changes: for the file, the injected
+ * clock once it holds the lock, so every rule in it sees one instant; for PostgreSQL,
+ * the database clock, moved on when a statement waited for a row lock.
  */
 export interface Tx {
   readonly now: number;

@@ -10,6 +10,11 @@ import { toNumbered } from './placeholders.js';
  */
 export const DATABASE_NOW_SQL = `SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint AS now`;
 
+/** A statement that may wait for another transaction's row lock (SKIP LOCKED never waits). */
+const WAITS_FOR_LOCK = / FOR UPDATE(?! SKIP LOCKED)/;
+/** A locking statement slower than this spent its time waiting for the lock. */
+const LOCK_WAIT_MS = 10;
+
 /**
  * One transaction on one pooled connection: the rules' `?` statements, numbered for
  * PostgreSQL. Usable only while the store's `read` or `write` that made it runs.
@@ -20,12 +25,26 @@ export class PostgresTx implements Tx {
   // Statements of one transaction go out one after another. The rules may start several
   // at once (Promise.all); pg would queue them too, but warns that pg 9 will not.
   private tail: Promise<unknown> = Promise.resolve();
+  private time: number;
+  private readonly begunAt = performance.now();
 
   constructor(
     private readonly client: pg.ClientBase,
-    readonly now: number,
+    private readonly begunNow: number,
     private readonly writable: boolean,
-  ) {}
+  ) {
+    this.time = begunNow;
+  }
+
+  /**
+   * The database clock when the transaction began, moved on past every wait for a row
+   * lock: a heartbeat that queued behind another write for seconds is judged when it got
+   * the lease's row, not when it asked, and what it writes is not stamped earlier than
+   * the write it waited for.
+   */
+  get now(): number {
+    return this.time;
+  }
 
   async all<T = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
     const result = await this.query(sql, params);
@@ -54,7 +73,13 @@ export class PostgresTx implements Tx {
     if (numbered.count !== params.length) {
       throw new Error(`The statement has ${numbered.count} placeholders but ${params.length} values: ${sql}`);
     }
-    const sent = this.tail.then(() => this.client.query(numbered.text, params as SqlValue[]));
+    const sent = this.tail.then(async () => {
+      const started = performance.now();
+      const result = await this.client.query(numbered.text, params as SqlValue[]);
+      const finished = performance.now();
+      if (finished - started > LOCK_WAIT_MS && WAITS_FOR_LOCK.test(sql)) this.time = this.begunNow + Math.round(finished - this.begunAt);
+      return result;
+    });
     this.tail = sent.catch(() => undefined);
     return sent;
   }
