@@ -51,6 +51,9 @@ export function prepareLog(writer: LockedWriter): void {
   }
   const log = replica.log;
   if (!log?.writable) throw new StoreUnavailableError(location, 'the operation log is read-only');
+  // Cutting is the one change made before appending: a holder that lost the lock while it
+  // stalled would cut the record its successor is writing.
+  if (log.tornBytes > 0) assertHeld(writer);
   let torn: number;
   try {
     torn = log.truncateTornTail();

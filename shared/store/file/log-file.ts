@@ -140,18 +140,23 @@ export class LogFile {
     return this.fs.fstatSync(this.fd).size;
   }
 
+  /** Bytes after the last complete record when last read: a record still being written, or one torn. */
+  get tornBytes(): number {
+    return Math.max(this.seenSize - this.validEnd, 0);
+  }
+
   /**
    * Cuts off a torn tail left by a killed writer. Only under the lock: the next record
    * must start right after the last complete one.
    */
   truncateTornTail(): number {
-    const torn = this.seenSize - this.validEnd;
+    const torn = this.tornBytes;
     if (torn > 0) {
       this.fs.ftruncateSync(this.fd, this.validEnd);
       this.fs.fdatasyncSync(this.fd);
       this.seenSize = this.validEnd;
     }
-    return Math.max(torn, 0);
+    return torn;
   }
 
   /**

@@ -174,6 +174,28 @@ describe('operation log recovery', () => {
     expect(await commentTexts(await open())).toEqual(['committed before the compaction']);
   });
 
+  test('a writer that lost the lock before cutting off a torn tail cuts nothing', async () => {
+    const a = await open();
+    await addComment(a, 'one');
+    const record = encodeRecord(2, [['INSERT INTO comments (issue_id, text, agent, at) VALUES (1, ?, ?, 0)', ['torn', 'x']]]);
+    appendFileSync(`${scratch.path}-log`, record.subarray(0, record.length >> 1));
+    const size = statSync(`${scratch.path}-log`).size;
+    let armed = false;
+    const { fs } = countingFs((name) => {
+      // Judged stale and broken right after taking the lock, as it read the log under it.
+      if (name === 'readSync' && armed && nodeFs.existsSync(`${scratch.path}.lock/owner`)) {
+        armed = false;
+        nodeFs.unlinkSync(`${scratch.path}.lock/owner`);
+      }
+    });
+    const b = await open({ fs });
+    armed = true;
+    const write = await addComment(b, 'refused').catch((error: unknown) => error);
+    expect(write).toBeInstanceOf(StoreUnavailableError);
+    expect((write as Error).message).toMatch(/lock was taken over/);
+    expect(statSync(`${scratch.path}-log`).size).toBe(size);
+  });
+
   test('a process whose history the files no longer hold starts over from them instead of writing on its own version', async () => {
     const a = await open();
     await addComment(a, 'one');
