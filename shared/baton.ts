@@ -397,10 +397,12 @@ export class Baton {
       const filter = input.renewer === undefined ? '' : ' AND l.renewer = ?';
       const rows = await tx.all<LeaseRow & { key: string }>(
         `SELECT l.*, i.key FROM leases l JOIN issues i ON i.id = l.issue_id
-         WHERE l.expires_at > ? AND l.session IN (${placeholders(input.sessions.length)})${filter}`,
+         WHERE l.expires_at > ? AND l.session IN (${placeholders(input.sessions.length)})${filter} ORDER BY l.issue_id`,
         [tx.now, ...input.sessions, ...(input.renewer === undefined ? [] : [input.renewer])],
       );
       const leases: T.Lease[] = [];
+      // In issue order, as every write that changes several issues locks them: two renewers
+      // of overlapping sessions then queue instead of deadlocking on PostgreSQL.
       for (const row of rows) leases.push(leaseView(row.key, await renew(tx, row, this.ctx.leaseMs)));
       return ok({ leases });
     });
