@@ -108,9 +108,9 @@ function recordCrc(bytes: Buffer, payloadLength: number): number {
  * `offset`). Stops at the first incomplete or damaged record. That is a torn tail, to be
  * cut off by the next writer, only when no complete record follows it: a writer killed in
  * its append leaves the last record torn, and the next one cuts it off before appending.
- * Complete records after the damage are acknowledged writes; then `damagedAt` says where
- * the damage is, and nobody may read past it or cut it off. `skipThrough` avoids parsing
- * records already applied.
+ * Complete records after the damage mean something else damaged the file, and they may be
+ * writes already acknowledged: then `damagedAt` says where the damage is, and nobody may
+ * read past it or cut it off. `skipThrough` avoids parsing records already applied.
  */
 export function decodeRecords(
   bytes: Buffer,
