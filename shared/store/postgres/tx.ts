@@ -39,7 +39,7 @@ export class PostgresTx implements Tx {
   /**
    * The database clock when the transaction began, moved on past every wait for a row
    * lock: a heartbeat that queued behind another write for seconds is judged when it got
-   * the lease's row, not when it asked, and what it writes is not stamped earlier than
+   * the issue's row, not when it asked, and what it writes is not stamped earlier than
    * the write it waited for.
    */
   get now(): number {
