@@ -1,10 +1,6 @@
-import pg from 'pg';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Baton } from '../../shared/baton.js';
-import { DEFAULTS } from '../../shared/config.js';
-import { openPostgresStore } from '../../shared/store/postgres/index.js';
-import type { Store } from '../../shared/store/store.js';
-import { ADMIN_URL, createTestDatabase, type TestDatabase } from './test-database.js';
+import { describe, expect, it } from 'vitest';
+import { rowLockerFixture } from './row-locker.js';
+import { ADMIN_URL } from './test-database.js';
 
 // Dispatch passes over rows that another transaction holds locked, so that claimers do not
 // queue behind one another. But a ready issue's row is also locked, for a moment, by
@@ -12,46 +8,28 @@ import { ADMIN_URL, createTestDatabase, type TestDatabase } from './test-databas
 // asking for work then must not be told that nothing is ready.
 
 describe.skipIf(!ADMIN_URL)('PostgreSQL store: dispatch past a row another transaction holds', () => {
-  let db: TestDatabase;
-  let store: Store;
-  let locker: pg.Client;
-
-  beforeEach(async () => {
-    db = await createTestDatabase();
-    store = await openPostgresStore({ url: db.url });
-    locker = new pg.Client({ connectionString: db.url });
-    await locker.connect();
-  });
-  afterEach(async () => {
-    await locker?.end();
-    await store?.close();
-    await db?.drop();
-  });
-
-  function session(agent: string): Baton {
-    return new Baton({ store, caller: { agent, session: `${agent}-session`, renewer: null, worktree: null }, config: DEFAULTS });
-  }
+  const fixture = rowLockerFixture();
 
   async function createIssue(title: string): Promise<string> {
-    const created = await session('planner').createIssue({ title });
+    const created = await fixture.session('planner').createIssue({ title });
     if (!created.ok) throw new Error(created.error.message);
     return created.value.issue.key;
   }
 
   /** Locks the issue's row in a transaction of its own, as an edit does, until `finish` runs. */
   async function lockRow(key: string): Promise<(sql?: string) => Promise<void>> {
-    await locker.query('BEGIN');
-    await locker.query('SELECT id FROM issues WHERE key = $1 FOR UPDATE', [key]);
+    await fixture.locker.query('BEGIN');
+    await fixture.locker.query('SELECT id FROM issues WHERE key = $1 FOR UPDATE', [key]);
     return async (sql) => {
-      if (sql) await locker.query(sql, [key]);
-      await locker.query('COMMIT');
+      if (sql) await fixture.locker.query(sql, [key]);
+      await fixture.locker.query('COMMIT');
     };
   }
 
   it('waits for a ready issue locked by an edit and claims it', async () => {
     const key = await createIssue('Only one');
     const finish = await lockRow(key);
-    const asked = session('worker').nextIssue({});
+    const asked = fixture.session('worker').nextIssue({});
     await new Promise((resolve) => setTimeout(resolve, 150));
     await finish(`UPDATE issues SET title = 'Only one, edited' WHERE key = $1`);
     const answer = await asked;
@@ -62,7 +40,7 @@ describe.skipIf(!ADMIN_URL)('PostgreSQL store: dispatch past a row another trans
   it('answers nothing ready when the locked issue stopped being ready meanwhile', async () => {
     const key = await createIssue('Cancelled while asked for');
     const finish = await lockRow(key);
-    const asked = session('worker').nextIssue({});
+    const asked = fixture.session('worker').nextIssue({});
     await new Promise((resolve) => setTimeout(resolve, 150));
     await finish(`UPDATE issues SET status = 'cancelled' WHERE key = $1`);
     const answer = await asked;
@@ -74,7 +52,7 @@ describe.skipIf(!ADMIN_URL)('PostgreSQL store: dispatch past a row another trans
     const second = await createIssue('Second in line');
     const finish = await lockRow(first);
     try {
-      const answer = await session('worker').nextIssue({});
+      const answer = await fixture.session('worker').nextIssue({});
       expect(answer.ok && answer.value?.issue.key).toBe(second);
     } finally {
       await finish();
@@ -86,7 +64,7 @@ describe.skipIf(!ADMIN_URL)('PostgreSQL store: dispatch past a row another trans
     const second = await createIssue('Free');
     const finish = await lockRow(first);
     try {
-      const answer = await session('worker').nextBatch({ max: 2 });
+      const answer = await fixture.session('worker').nextBatch({ max: 2 });
       expect(answer.ok && answer.value.items.map((item) => item.issue.key)).toEqual([second]);
     } finally {
       await finish();
@@ -96,7 +74,7 @@ describe.skipIf(!ADMIN_URL)('PostgreSQL store: dispatch past a row another trans
   it('waits for a batch whose every ready issue is locked', async () => {
     const key = await createIssue('Locked alone');
     const finish = await lockRow(key);
-    const asked = session('worker').nextBatch({ max: 3 });
+    const asked = fixture.session('worker').nextBatch({ max: 3 });
     await new Promise((resolve) => setTimeout(resolve, 150));
     await finish();
     const answer = await asked;
