@@ -28,10 +28,11 @@ export function registerClaimsCommand(program: Command, deps: CliDeps): void {
   ).action(
     action<ClaimsOptions, []>(deps, async (ctx, opts) => {
       const { baton } = await ctx.open();
+      const now = await ctx.storeClock();
       const read = async () => unwrap(await baton.listClaims()).claims;
       if (!opts.watch) {
         const claims = await read();
-        return ctx.json ? ctx.printJson({ claims }) : ctx.print(render(ctx, claims, Date.now()));
+        return ctx.json ? ctx.printJson({ claims }) : ctx.print(render(ctx, claims, now()));
       }
       if (ctx.json) {
         // For scripts: one JSON document per line, each time the claims change (countdowns aside).
@@ -52,7 +53,7 @@ export function registerClaimsCommand(program: Command, deps: CliDeps): void {
           claims = await read();
           readAt = Date.now();
         }
-        view.draw(render(ctx, claims, Date.now()));
+        view.draw(render(ctx, claims, now()));
       });
       view.done();
     }),

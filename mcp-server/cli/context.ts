@@ -56,6 +56,19 @@ export class CommandContext {
     return this.opened;
   }
 
+  /**
+   * The store's clock as this machine reads it, for countdowns. On PostgreSQL leases
+   * follow the database clock: a countdown against this machine's own clock would be off
+   * by however far that clock is off, minutes on a machine that lost its time sync.
+   */
+  async storeClock(): Promise<() => number> {
+    const { store } = await this.open();
+    if (store.backend !== 'postgres') return Date.now;
+    const { clockOffsetMs } = await store.info();
+    const offset = typeof clockOffsetMs === 'number' ? clockOffsetMs : 0;
+    return () => Date.now() - offset;
+  }
+
   /** The width to fit tables into: the terminal's, or none when piped. */
   get width(): number | undefined {
     return this.deps.stdout.isTTY ? this.deps.stdout.columns || 100 : undefined;

@@ -13,6 +13,10 @@ import { CliExit, EXIT } from './exit.js';
 import type { Check, Worktree } from './doctor-checks.js';
 import { checkClientConfigs, checkLockFiles, checkWritable, listWorktrees } from './doctor-checks.js';
 import { countdown, secondsUntil } from './render.js';
+import { ago } from './tables.js';
+
+/** A clock further off the database's than this is worth a warning: NTP keeps machines within milliseconds. */
+const CLOCK_OFFSET_WARN_MS = 5_000;
 
 interface DoctorOptions extends CommonOptions {
   probe: boolean;
@@ -133,6 +137,15 @@ async function inspectStore(ctx: CommandContext, report: DoctorReport): Promise<
   checks.push({ name: 'database', status: 'ok', detail: `${info.location} (${info.backend === 'file' ? 'file store' : 'PostgreSQL'}${sizes})` });
   checks.push({ name: 'connection', status: 'ok', detail: `opened and answered in ${Date.now() - started} ms` });
   checks.push({ name: 'schema', status: 'ok', detail: `version ${info.schemaVersion}` });
+  const offset = typeof info.clockOffsetMs === 'number' ? info.clockOffsetMs : 0;
+  if (Math.abs(offset) > CLOCK_OFFSET_WARN_MS) {
+    checks.push({
+      name: 'clock',
+      status: 'warn',
+      detail: `this machine's clock is ${ago(Math.abs(offset))} ${offset > 0 ? 'ahead of' : 'behind'} the database's; leases follow the database clock, and baton's countdowns are corrected for it`,
+      fix: "sync this machine's clock (NTP): logs and anything else that shows times use it",
+    });
+  }
 
   const sessions = await baton.listSessions();
   const claims = await baton.listClaims();
@@ -162,7 +175,7 @@ async function inspectStore(ctx: CommandContext, report: DoctorReport): Promise<
       fix: 'wait for the expiry, or `baton release KEY` to free one now',
     });
   }
-  const now = Date.now();
+  const now = (await ctx.storeClock())();
   checks.push({
     name: 'leases',
     status: 'ok',

@@ -49,7 +49,7 @@ export function registerLsCommand(program: Command, deps: CliDeps): void {
       const rows = unwrap(await withClaims(baton, issues));
       if (ctx.json) return ctx.printJson({ issues: rows });
       if (rows.length === 0) return ctx.print(ctx.out.dim(opts.ready ? 'Nothing is ready.' : 'No issues.'));
-      ctx.print(issuesTable(ctx.out, rows, Date.now(), ctx.width));
+      ctx.print(issuesTable(ctx.out, rows, (await ctx.storeClock())(), ctx.width));
     }),
   );
 }

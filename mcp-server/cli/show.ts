@@ -20,7 +20,7 @@ export function registerShowCommand(program: Command, deps: CliDeps): void {
       const { baton } = await ctx.open();
       const detail = unwrap(await baton.getIssue({ key }));
       if (ctx.json) return ctx.printJson(detail);
-      ctx.print(renderDetail(ctx.out, detail, Date.now()));
+      ctx.print(renderDetail(ctx.out, detail, (await ctx.storeClock())()));
     }),
   );
 }

@@ -32,11 +32,12 @@ export function registerWatchdogCommand(program: Command, deps: CliDeps): void {
       // With --once the pass is one answer, printed whole at the end; a long run has no
       // end to wait for, so it prints each event as it happens, a JSON line each.
       const log = logger(ctx, ctx.json && !opts.once);
+      const now = await ctx.storeClock();
       const who = opts.agent ? `agent ${opts.agent}` : 'every agent';
       log({ event: 'started', agent: opts.agent ?? null, leaseSeconds: baton.leaseSeconds }, `watching ${who} on this machine`);
       if (opts.once) {
         const pass = unwrap(await watchdog.pass());
-        report(log, pass);
+        report(log, pass, now());
         if (ctx.json) ctx.printJson({ renewed: pass.renewed.map(renewedEvent), gaveUp: pass.gaveUp.map(gaveUpEvent) });
         return;
       }
@@ -49,7 +50,7 @@ export function registerWatchdogCommand(program: Command, deps: CliDeps): void {
           delay = Math.max(200, Math.floor((baton.leaseSeconds * 1000) / 6));
           return;
         }
-        report(log, pass.value);
+        report(log, pass.value, now());
         delay = pass.value.nextInMs;
       };
       // The delay follows the shortest lease seen, so it is recomputed after each pass.
@@ -61,8 +62,7 @@ export function registerWatchdogCommand(program: Command, deps: CliDeps): void {
 
 type Log = (event: Record<string, unknown>, text: string) => void;
 
-function report(log: Log, pass: WatchdogPass): void {
-  const now = Date.now();
+function report(log: Log, pass: WatchdogPass, now: number): void {
   for (const lease of pass.renewed) {
     log({ event: 'renewed', ...renewedEvent(lease) }, `renewed ${lease.key} (${lease.agent}) for ${countdown(secondsUntil(lease.expiresAt, now))}`);
   }
