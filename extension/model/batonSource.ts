@@ -4,6 +4,7 @@ import type { Baton } from '../../shared/baton.js';
 import { CONFIG_FILE } from '../../shared/config.js';
 import { resolveLocation } from '../../shared/location.js';
 import { openBaton, type Opened } from '../../shared/open.js';
+import { clockOffsetMs } from '../../shared/store/clock-offset.js';
 import { batonError, StoreUnavailableError, type BatonError } from '../../shared/errors.js';
 import { fail, ok, type Result } from '../../shared/result.js';
 import type { IssueSummary } from '../../shared/types.js';
@@ -68,6 +69,8 @@ export class BatonSource implements ClaimsSource, Disposable {
   /** When the store in `opening` first failed to open or to read its files; undefined while it works. */
   private failedAt: number | undefined;
   private lists: ListsRead | undefined;
+  /** How far this machine's clock is ahead of the store's, as measured when the store in force was opened. */
+  private offset = 0;
   private readonly env: NodeJS.ProcessEnv;
   private readonly now: () => number;
 
@@ -75,6 +78,11 @@ export class BatonSource implements ClaimsSource, Disposable {
     this.env = options.env ?? process.env;
     this.now = options.now ?? Date.now;
     this.retarget(options.db);
+  }
+
+  /** The store's clock as this machine reads it, for countdowns: PostgreSQL's leases follow the database clock. */
+  storeNow(): number {
+    return this.now() - this.offset;
   }
 
   /** The database file, or null without a workspace folder. */
@@ -182,6 +190,10 @@ export class BatonSource implements ClaimsSource, Disposable {
         db: this.options.db,
         env: this.env,
         caller: { agent: 'vscode', renewer: this.options.renewer },
+      }).then(async (opened) => {
+        // Measured once per open; a store that cannot answer now fails its first read instead.
+        if (opened.ok) this.offset = await clockOffsetMs(opened.value.store).catch(() => 0);
+        return opened;
       });
     }
     const opening = this.opening;

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { userInfo } from 'node:os';
 import type { BatonError } from '../../shared/errors.js';
 import { openBaton, type Opened } from '../../shared/open.js';
+import { clockOffsetMs } from '../../shared/store/clock-offset.js';
 import type { Caller } from '../../shared/types.js';
 import { CliExit, EXIT, refused } from './exit.js';
 import type { Colors, OutputStream } from './render.js';
@@ -62,10 +63,7 @@ export class CommandContext {
    * by however far that clock is off, minutes on a machine that lost its time sync.
    */
   async storeClock(): Promise<() => number> {
-    const { store } = await this.open();
-    if (store.backend !== 'postgres') return Date.now;
-    const { clockOffsetMs } = await store.info();
-    const offset = typeof clockOffsetMs === 'number' ? clockOffsetMs : 0;
+    const offset = await clockOffsetMs((await this.open()).store);
     return () => Date.now() - offset;
   }
 

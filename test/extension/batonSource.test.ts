@@ -2,11 +2,12 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BatonSource } from '../../extension/model/batonSource.js';
 import { buildTree } from '../../extension/model/buildTree.js';
 import { openBaton, type Opened } from '../../shared/open.js';
 import { openAgent } from '../helpers/core.js';
+import { ADMIN_URL, createTestDatabase } from '../postgres/test-database.js';
 
 let repo: string;
 const opened: Array<{ close(): Promise<void> }> = [];
@@ -273,4 +274,22 @@ describe('BatonSource past the length of a list', () => {
     const tree = buildTree(state.snapshot, { now: Date.now(), warningSeconds: 300, renewer: 'vscode:test', isAlive: () => true });
     expect(tree.find((g) => g.id === 'blocked')?.children.map((c) => c.key).sort()).toEqual(['BAT-2', 'BAT-3']);
   }, 60_000);
+});
+
+describe.skipIf(!ADMIN_URL)('BatonSource on PostgreSQL', () => {
+  it("counts down by the database clock on a machine whose clock is ten minutes fast", async () => {
+    const db = await createTestDatabase();
+    const realNow = Date.now.bind(Date);
+    const fast = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + 10 * 60_000);
+    try {
+      const s = new BatonSource({ cwd: repo, renewer: 'vscode:test', env: { ...env, BATON_DATABASE_URL: db.url } });
+      opened.push({ close: async () => s.dispose() });
+      expect((await s.load()).kind).toBe('ready');
+      expect(Math.abs(s.storeNow() - realNow())).toBeLessThan(1_000);
+    } finally {
+      fast.mockRestore();
+      await Promise.all(opened.splice(0).map((o) => o.close()));
+      await db.drop();
+    }
+  });
 });
