@@ -63,9 +63,9 @@ export class PostgresStore implements Store {
         location: this.location,
         schemaVersion: this.schemaVersion,
         serverVersion: server_version,
-        // How far this machine's clock is from the database's, for `baton doctor`: leases
-        // follow the database clock, so a large offset is harmless to them but worth a
-        // warning for anything that shows times.
+        // How far this machine's clock is from the database's (see clock-offset.ts): leases
+        // follow the database clock, so a large offset is harmless to them, but countdowns
+        // on screen correct for it and `baton doctor` warns of it.
         clockOffsetMs: Math.round((sentAt + receivedAt) / 2 - now),
       };
     }, this.location);
