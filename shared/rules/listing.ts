@@ -27,7 +27,7 @@ function decodeCursor(text: string): Cursor | null {
 
 /** `%`, `_` and the escape itself match literally in a LIKE pattern. */
 function likePattern(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 /** Issues matching every filter given, newest first, a page at a time. */
@@ -49,7 +49,9 @@ export async function listIssues(tx: Tx, input: ListIssuesInput): Promise<Result
     params.push(...ready.params);
   }
   if (input.text !== undefined && input.text.trim() !== '') {
-    where.push(`(lower(i.title) LIKE ? ESCAPE '\\' OR lower(i.body) LIKE ? ESCAPE '\\')`);
+    // Both sides folded by the database's own lower(): SQLite folds ASCII only, and a
+    // pattern folded further (by JavaScript) would miss the very text it was copied from.
+    where.push(`(lower(i.title) LIKE lower(?) ESCAPE '\\' OR lower(i.body) LIKE lower(?) ESCAPE '\\')`);
     const pattern = likePattern(input.text.trim());
     params.push(pattern, pattern);
   }

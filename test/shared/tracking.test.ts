@@ -63,6 +63,16 @@ describe('issues', () => {
     expect(value(await s.listIssues({ status: 'done' })).issues).toHaveLength(0);
     expect(refusal(await s.listIssues({ cursor: 'garbage' })).code).toBe('INVALID_INPUT');
   });
+
+  it('finds text beyond ASCII as it was typed, and its ASCII letters in any case', async () => {
+    const h = await harness();
+    const s = h.session('a');
+    value(await s.createIssue({ title: 'Ärger mit Umlauten', body: 'Die Straße über die Brücke' }));
+    value(await s.createIssue({ title: 'Plain' }));
+    for (const text of ['Ärger', 'Ärger MIT', 'Straße', 'Brücke', 'über']) {
+      expect(value(await s.listIssues({ text })).issues.map((i) => i.key), text).toEqual(['BAT-1']);
+    }
+  });
 });
 
 describe('relations', () => {
