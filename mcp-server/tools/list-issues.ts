@@ -10,7 +10,7 @@ export const listIssuesInput = z.strictObject({
   status: statusInput.optional().describe('Only this status.'),
   label: z.string().trim().min(1).max(LIMITS.label).optional().describe('Only issues with this label.'),
   ready: z.boolean().optional().describe('true: only issues claimable now.'),
-  text: z.string().trim().min(1).max(LIMITS.title).optional().describe('Words in the title or body.'),
+  text: z.string().trim().min(1).max(LIMITS.title).optional().describe('Text in the title or body; case is ignored (for A–Z at least).'),
   limit: z.number().int().min(1).max(LIMITS.listMax).optional().describe(`Page size, default ${LIMITS.listDefault}.`),
   cursor: z.string().min(1).max(LIMITS.requestId).optional().describe('nextCursor of the previous page.'),
 });
