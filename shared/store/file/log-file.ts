@@ -121,7 +121,7 @@ export class LogFile {
       }
       skip = this.validEnd - from;
     }
-    const { records, validEnd, damagedAt } = decodeRecords(bytes.subarray(skip), from + skip, skipThrough);
+    const { records, validEnd, damagedAt } = decodeRecords(bytes.subarray(skip), from + skip, this.lastSeq, skipThrough);
     if (damagedAt !== undefined) {
       throw new LogProblem(
         `the record at byte ${damagedAt} is damaged and complete records follow it; ` +

@@ -77,14 +77,16 @@ describe('operation log recovery', () => {
   }
 
   test.each([
-    ['a byte of its payload', (start: number) => start + 40],
-    ['its length', (start: number) => start],
-    ['its seq', (start: number) => start + 8],
-  ])('damage to %s in a record with complete records after it is refused, and the log left as it is', async (_, where) => {
+    ['a byte of its payload', (bytes: Buffer, start: number) => (bytes[start + 40] ^= 0x20)],
+    ['its length', (bytes: Buffer, start: number) => (bytes[start] ^= 0x20)],
+    ['its length, now past the end of the file', (bytes: Buffer, start: number) => (bytes[start + 3] ^= 0x08)],
+    ['its seq', (bytes: Buffer, start: number) => (bytes[start + 8] ^= 0x20)],
+    ['all of it, zeroed', (bytes: Buffer, start: number, end: number) => bytes.fill(0, start, end)],
+  ])('damage to %s in a record with complete records after it is refused, and the log left as it is', async (_, damage) => {
     const starts = await recordStarts(4);
     const log = `${scratch.path}-log`;
     const bytes = readFileSync(log);
-    bytes[where(starts[1])] ^= 0x20;
+    damage(bytes, starts[1], starts[2]);
     writeFileSync(log, bytes);
     const opening = open();
     await expect(opening).rejects.toThrow(StoreUnavailableError);
