@@ -22,6 +22,8 @@ export const LOG_HEADER_SIZE = 56;
 export const RECORD_HEADER_SIZE = 16;
 /** A record larger than this is treated as corrupt framing rather than allocated. */
 export const MAX_RECORD_BYTES = 256 * 1024 * 1024;
+/** Where in a record's framing the upper four bytes of its seq sit. */
+const SEQ_UPPER_AT = 12;
 
 /** One statement as executed: SQL text and its parameters. */
 export type LoggedStatement = readonly [sql: string, params: readonly SqlValue[]];
@@ -154,12 +156,11 @@ function framedRecordAt(bytes: Buffer, at: number): Buffer | undefined {
  */
 function completeRecordAfter(bytes: Buffer, at: number, previousSeq: number): boolean {
   const lastSeq = previousSeq + Math.ceil((bytes.length - at) / RECORD_HEADER_SIZE);
-  const SEQ_HIGH = 12;
   for (const high of new Set([upperWord(previousSeq + 1), upperWord(lastSeq)])) {
     const pattern = Buffer.alloc(4);
     pattern.writeUInt32LE(high);
-    for (let found = bytes.indexOf(pattern, at + 1 + SEQ_HIGH); found >= 0; found = bytes.indexOf(pattern, found + 1)) {
-      const start = found - SEQ_HIGH;
+    for (let found = bytes.indexOf(pattern, at + 1 + SEQ_UPPER_AT); found >= 0; found = bytes.indexOf(pattern, found + 1)) {
+      const start = found - SEQ_UPPER_AT;
       if (bytes.length - start < RECORD_HEADER_SIZE) break;
       const seq = Number(bytes.readBigUInt64LE(start + 8));
       if (seq > previousSeq && seq <= lastSeq && framedRecordAt(bytes, start)) return true;
