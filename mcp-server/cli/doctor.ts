@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { loadConfig } from '../../shared/config.js';
 import { resolveLocation } from '../../shared/location.js';
 import { isSessionAlive } from '../../shared/sessions.js';
-import { clockOffsetMs } from '../../shared/store/clock-offset.js';
+import { clockOffsetIn } from '../../shared/store/clock-offset.js';
 import type { StoreInfo } from '../../shared/store/store.js';
 import type { ClaimView, SessionRecord } from '../../shared/types.js';
 import type { CliDeps, CommandContext, CommonOptions } from './context.js';
@@ -138,7 +138,7 @@ async function inspectStore(ctx: CommandContext, report: DoctorReport): Promise<
   checks.push({ name: 'database', status: 'ok', detail: `${info.location} (${info.backend === 'file' ? 'file store' : 'PostgreSQL'}${sizes})` });
   checks.push({ name: 'connection', status: 'ok', detail: `opened and answered in ${Date.now() - started} ms` });
   checks.push({ name: 'schema', status: 'ok', detail: `version ${info.schemaVersion}` });
-  const offset = await clockOffsetMs(store);
+  const offset = clockOffsetIn(info);
   if (Math.abs(offset) > CLOCK_OFFSET_WARN_MS) {
     checks.push({
       name: 'clock',

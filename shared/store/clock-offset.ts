@@ -1,4 +1,4 @@
-import type { Store } from './store.js';
+import type { Store, StoreInfo } from './store.js';
 
 /**
  * How far this machine's clock is ahead of the store's, in milliseconds (negative when
@@ -6,7 +6,10 @@ import type { Store } from './store.js';
  * for the file. Whatever counts a lease down on screen subtracts this from `Date.now()`.
  */
 export async function clockOffsetMs(store: Store): Promise<number> {
-  if (store.backend !== 'postgres') return 0;
-  const { clockOffsetMs: offset } = await store.info();
-  return typeof offset === 'number' ? offset : 0;
+  return store.backend === 'postgres' ? clockOffsetIn(await store.info()) : 0;
+}
+
+/** The offset as a store's `info()` already measured it (0 where it measures none). */
+export function clockOffsetIn(info: StoreInfo): number {
+  return typeof info.clockOffsetMs === 'number' ? info.clockOffsetMs : 0;
 }
