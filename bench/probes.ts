@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { epochNow } from './agent-loop.js';
 import { ProbeProcess } from './probe-process.js';
+import type { ReadTimes } from './results-shape.js';
 import { round, summarize, type Summary } from './stats.js';
 import type { StoreKind } from './stores.js';
 
@@ -48,43 +49,58 @@ export async function spawnProbe(cli: string, db: string, times: number): Promis
   return { toolsListMs: rounded(summarize(toolsList)), firstCallMs: rounded(summarize(firstCall)) };
 }
 
+/** The reader's timings of one kind of read. */
+class ReadSamples {
+  private readonly core: number[] = [];
+  private readonly mcp: number[] = [];
+
+  add(read: { coreMs: number; mcpMs: number | null }): void {
+    this.core.push(read.coreMs);
+    if (read.mcpMs !== null) this.mcp.push(read.mcpMs);
+  }
+
+  summary(): ReadTimes {
+    return { coreMs: rounded(summarize(this.core)), mcpMs: this.mcp.length ? rounded(summarize(this.mcp)) : null };
+  }
+}
+
 /**
- * list_claims in one process, right after another process wrote (a heartbeat of its
- * leases: the reader has that record to replay first), and with nothing changed since
- * its last read. Timed on the core in the reader's process and, for Baton, also as a
- * tool call to a `baton serve` on the same file.
+ * list_claims in one process, right after another process wrote (a heartbeat of each of
+ * its leases: the reader has those records to replay first); with nothing changed since
+ * its last read, at once; and with nothing changed after a pause as long as the writer's
+ * took, so that what the replay costs can be told from what idling costs (a process that
+ * has slept answers slower: its caches are cold and it must be scheduled again). Timed
+ * on the core in the reader's process and, for Baton, also as a tool call to a `baton
+ * serve` on the same file.
  */
 export async function readPathProbe(
   benchDir: string,
   kind: StoreKind,
   target: string,
   options: { leases: number; times: number; mcpCli?: string },
-): Promise<{ afterWrite: { coreMs: Summary; mcpMs: Summary | null }; unchanged: { coreMs: Summary; mcpMs: Summary | null }; liveClaims: number }> {
+): Promise<{ afterWrite: ReadTimes; unchanged: ReadTimes; afterPause: ReadTimes; liveClaims: number }> {
   const writer = await ProbeProcess.start(benchDir, { kind, target, agent: 'bench-writer' });
   const reader = await ProbeProcess.start(benchDir, { kind, target, agent: 'bench-reader', mcpCli: options.mcpCli });
   try {
     for (let i = 0; i < options.leases; i++) await writer.request({ cmd: 'claim' }, 'claimed');
-    const after = { core: [] as number[], mcp: [] as number[] };
-    const same = { core: [] as number[], mcp: [] as number[] };
+    const after = new ReadSamples();
+    const same = new ReadSamples();
+    const paused = new ReadSamples();
     let liveClaims = 0;
     // Warm both paths up before timing.
     for (let i = 0; i < 20; i++) await reader.request({ cmd: 'read' }, 'read');
     for (let i = 0; i < options.times; i++) {
+      const writing = performance.now();
       await writer.request({ cmd: 'heartbeat' }, 'done');
+      const pause = performance.now() - writing;
       const changed = await reader.request({ cmd: 'read' }, 'read');
-      after.core.push(changed.coreMs);
-      if (changed.mcpMs !== null) after.mcp.push(changed.mcpMs);
+      after.add(changed);
       liveClaims = changed.claims;
-      const unchanged = await reader.request({ cmd: 'read' }, 'read');
-      same.core.push(unchanged.coreMs);
-      if (unchanged.mcpMs !== null) same.mcp.push(unchanged.mcpMs);
+      same.add(await reader.request({ cmd: 'read' }, 'read'));
+      await sleep(pause);
+      paused.add(await reader.request({ cmd: 'read' }, 'read'));
     }
-    const mcp = (v: number[]) => (v.length ? rounded(summarize(v)) : null);
-    return {
-      afterWrite: { coreMs: rounded(summarize(after.core)), mcpMs: mcp(after.mcp) },
-      unchanged: { coreMs: rounded(summarize(same.core)), mcpMs: mcp(same.mcp) },
-      liveClaims,
-    };
+    return { afterWrite: after.summary(), unchanged: same.summary(), afterPause: paused.summary(), liveClaims };
   } finally {
     await Promise.all([writer.stop(), reader.stop()]);
   }

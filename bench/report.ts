@@ -150,6 +150,7 @@ export function probesText(results: BenchResults): string {
     const mcp = (m: { p50: number; p99: number; max: number } | null) => (m ? `; over MCP ${s(m)}` : '');
     lines.push(`list_claims ${r.store} (${k(r.issues)}, ${r.liveClaims} live): after another's write ${s(r.afterWrite.coreMs)}${mcp(r.afterWrite.mcpMs)}`);
     lines.push(`list_claims ${r.store} (${k(r.issues)}): nothing changed ${s(r.unchanged.coreMs)}${mcp(r.unchanged.mcpMs)}`);
+    lines.push(`list_claims ${r.store} (${k(r.issues)}): nothing changed, after as long a pause ${s(r.afterPause.coreMs)}${mcp(r.afterPause.mcpMs)}`);
   }
   for (const r of results.recovery) lines.push(`recovery after SIGKILL of the lock holder, ${r.store} (${k(r.issues)}): ${s(r.ms)}`);
   if (results.model) lines.push(`extension model sees another process's claim (${k(results.model.issues)}, ${results.model.how}): ${s(results.model.seenMs)}; its reload takes ${s(results.model.loadMs)}`);

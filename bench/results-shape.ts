@@ -69,10 +69,19 @@ export interface BenchResults {
     store: string;
     issues: number;
     liveClaims: number;
-    afterWrite: { coreMs: Summary; mcpMs: Summary | null };
-    unchanged: { coreMs: Summary; mcpMs: Summary | null };
+    afterWrite: ReadTimes;
+    unchanged: ReadTimes;
+    /** Nothing changed, after a pause as long as the writes before `afterWrite`. */
+    afterPause: ReadTimes;
   }[];
   model: { issues: number; how: string; pollMs: number; seenMs: Summary; loadMs: Summary } | null;
   targets: Verdict[];
   errors: string[];
+}
+
+/** Timings of one kind of list_claims read: in the reading process, and as a tool call. */
+export interface ReadTimes {
+  coreMs: Summary;
+  /** Null for a store without a server. */
+  mcpMs: Summary | null;
 }
