@@ -13,11 +13,17 @@ async function oneIssue(title = 'Fix the parser') {
   return { h, key: issue.key };
 }
 
+/** A store with `count` plain issues, BAT-1 upward, and its admin session. */
+async function issues(count: number) {
+  const h = await harness();
+  const admin = h.session('admin');
+  for (let i = 0; i < count; i++) value(await admin.createIssue({ title: `task ${i}` }));
+  return { h, admin };
+}
+
 describe('claiming', () => {
   it('lists live claims newest first, whatever their expiry', async () => {
-    const h = await harness();
-    const admin = h.session('admin');
-    for (let i = 0; i < 3; i++) value(await admin.createIssue({ title: `t${i}` }));
+    const { h, admin } = await issues(3);
     const alice = h.session('alice');
     const first = value(await alice.claimIssue({ key: 'BAT-1' }));
     h.clock.advance(MINUTE);
@@ -142,9 +148,7 @@ describe('expiry and reclaim', () => {
   });
 
   it('sweeps expired leases, at most the given number per call, recording each as reclaimed', async () => {
-    const h = await harness();
-    const admin = h.session('admin');
-    for (let i = 0; i < 5; i++) value(await admin.createIssue({ title: `task ${i}` }));
+    const { h, admin } = await issues(5);
     value(await h.session('alice').nextBatch({ max: 5 }));
     h.clock.advance(LEASE);
     expect(value(await admin.sweep(3)).reclaimed).toHaveLength(3);
@@ -363,9 +367,7 @@ describe('ending a lease', () => {
 
 describe('renewers', () => {
   it('renews only the live leases of the sessions named, with the renewer named', async () => {
-    const h = await harness();
-    const admin = h.session('admin');
-    for (let i = 0; i < 3; i++) value(await admin.createIssue({ title: `t${i}` }));
+    const { h, admin } = await issues(3);
     const mine = h.session('a', { session: 'live-1', renewer: 'vscode:w1' });
     const other = h.session('b', { session: 'live-2', renewer: 'vscode:w2' });
     value(await mine.claimIssue({ key: 'BAT-1' }));
@@ -382,9 +384,7 @@ describe('renewers', () => {
 
 describe('request ids', () => {
   it('answers a repeated request id of the same session with the first answer, claiming nothing more', async () => {
-    const h = await harness();
-    const admin = h.session('admin');
-    for (let i = 0; i < 3; i++) value(await admin.createIssue({ title: `t${i}` }));
+    const { h, admin } = await issues(3);
     const alice = h.session('alice');
     const first = value(await alice.nextIssue({ requestId: 'r1' }));
     const again = value(await alice.nextIssue({ requestId: 'r1' }));
@@ -394,9 +394,7 @@ describe('request ids', () => {
   });
 
   it('moves the leases of a repeated request id to a new session of the same agent with fresh tokens', async () => {
-    const h = await harness();
-    const admin = h.session('admin');
-    for (let i = 0; i < 3; i++) value(await admin.createIssue({ title: `t${i}` }));
+    const { h, admin } = await issues(3);
     const first = value(await h.session('alice').nextBatch({ max: 2, requestId: 'batch-1' }));
     const second = value(await h.session('alice').nextBatch({ max: 2, requestId: 'batch-1' }));
     expect(second.items.map((i) => i.issue.key)).toEqual(first.items.map((i) => i.issue.key));
@@ -405,9 +403,7 @@ describe('request ids', () => {
   });
 
   it('keeps request ids apart per agent', async () => {
-    const h = await harness();
-    const admin = h.session('admin');
-    for (let i = 0; i < 2; i++) value(await admin.createIssue({ title: `t${i}` }));
+    const { h, admin } = await issues(2);
     const a = value(await h.session('alice').nextIssue({ requestId: 'same' }));
     const b = value(await h.session('bob').nextIssue({ requestId: 'same' }));
     expect(a?.issue.key).not.toBe(b?.issue.key);
