@@ -22,23 +22,70 @@ import type { StoreKind } from './stores.js';
  * bench/results/chart.svg. Every process it starts is its own, bounded in count and time.
  */
 
-const { values: options } = parseArgs({
-  options: {
-    quick: { type: 'boolean', default: false },
-    issues: { type: 'string' },
-    procs: { type: 'string' },
-    seconds: { type: 'string' },
-    warmup: { type: 'string' },
-    'no-mcp': { type: 'boolean', default: false },
-    'no-probes': { type: 'boolean', default: false },
-  },
-});
+const USAGE = `usage: npm run bench [-- options]
 
-const quick = options.quick === true;
-const sizes = options.issues ? options.issues.split(',').map(Number) : quick ? [10_000] : [1_000, 10_000, 50_000];
-const procCounts = options.procs ? options.procs.split(',').map(Number) : quick ? [1, 8] : [1, 4, 8];
-const durationSec = Number(options.seconds ?? (quick ? 6 : 8));
-const warmupSec = Number(options.warmup ?? (quick ? 1 : 2));
+  --quick              a short run: 10k issues with 1 and 8 processes, 6 s each
+  --issues <n,...>     dataset sizes (default 1000,10000,50000; quick 10000)
+  --procs <n,...>      agent process counts, 1 to 16 (default 1,4,8; quick 1,8)
+  --seconds <n>        measured seconds per store and round, 1 to 120 (default 8; quick 6)
+  --warmup <n>         unmeasured seconds before each round, 0 to 60 (default 2; quick 1)
+  --no-mcp             leave out the agents driven over stdio MCP
+  --no-probes          leave out spawn, read-path, recovery and model probes
+  --help               this text
+`;
+
+/** The command line, checked; bad input stops the run before anything is generated. */
+function readOptions() {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        quick: { type: 'boolean', default: false },
+        issues: { type: 'string' },
+        procs: { type: 'string' },
+        seconds: { type: 'string' },
+        warmup: { type: 'string' },
+        'no-mcp': { type: 'boolean', default: false },
+        'no-probes': { type: 'boolean', default: false },
+        help: { type: 'boolean', default: false },
+      },
+    }));
+  } catch (error) {
+    usageError((error as Error).message);
+  }
+  if (values.help) {
+    process.stdout.write(USAGE);
+    process.exit(0);
+  }
+  const quick = values.quick === true;
+  const list = (name: string, text: string | undefined, fallback: number[], min: number, max: number) => {
+    const numbers = text === undefined ? fallback : text.split(',').map((part) => Number(part.trim()));
+    if (numbers.some((n) => !Number.isInteger(n) || n < min || n > max)) usageError(`--${name}: whole numbers from ${min} to ${max}, separated by commas`);
+    return numbers;
+  };
+  const number = (name: string, text: string | undefined, fallback: number, min: number, max: number) => {
+    const n = text === undefined ? fallback : Number(text);
+    if (!(n >= min && n <= max)) usageError(`--${name}: a number from ${min} to ${max}`);
+    return n;
+  };
+  return {
+    quick,
+    sizes: list('issues', values.issues, quick ? [10_000] : [1_000, 10_000, 50_000], 100, 200_000),
+    procCounts: list('procs', values.procs, quick ? [1, 8] : [1, 4, 8], 1, 16),
+    durationSec: number('seconds', values.seconds, quick ? 6 : 8, 1, 120),
+    warmupSec: number('warmup', values.warmup, quick ? 1 : 2, 0, 60),
+    mcp: !values['no-mcp'],
+    probes: !values['no-probes'],
+  };
+}
+
+function usageError(message: string): never {
+  process.stderr.write(`bench: ${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+const options = readOptions();
+const { quick, sizes, procCounts, durationSec, warmupSec } = options;
 /** Each store's measured time is cut into windows of this many seconds, interleaved with the other stores'. */
 const WINDOW_SEC = 2;
 /** Unmeasured time at the start of every window, while the agents wake up. */
@@ -58,9 +105,6 @@ const k = (n: number) => `${n / 1000}k`;
 
 async function main(): Promise<void> {
   if (!existsSync(cli)) throw new Error(`${cli} is missing: run npm run build first (npm run bench does)`);
-  if (procCounts.some((p) => !Number.isInteger(p) || p < 1 || p > 16)) throw new Error('--procs: whole numbers from 1 to 16');
-  if (sizes.some((n) => !Number.isInteger(n) || n < 100 || n > 200_000)) throw new Error('--issues: whole numbers from 100 to 200000');
-  if (!(durationSec >= 1 && durationSec <= 120)) throw new Error('--seconds: from 1 to 120');
 
   const work = mkdtempSync(join(tmpdir(), 'baton-bench-'));
   const postgres = pgUrl ? new PostgresDatasets(pgUrl) : null;
@@ -104,7 +148,7 @@ async function main(): Promise<void> {
     errors: [],
   };
   const kinds: [StoreKind, 'store' | 'mcp'][] = [['native', 'store'], ['baton', 'store']];
-  if (!options['no-mcp']) kinds.push(['baton', 'mcp']);
+  if (options.mcp) kinds.push(['baton', 'mcp']);
   if (postgres) {
     results.postgres = await postgres.settings();
     kinds.push(['postgres', 'store']);
@@ -142,7 +186,7 @@ async function main(): Promise<void> {
     }
     addRatios(results.runs);
 
-    if (!options['no-probes']) await probes(results, datasets, work);
+    if (options.probes) await probes(results, datasets, work);
     results.floor.end = measureFloor(work);
   } finally {
     rmSync(work, { recursive: true, force: true });
