@@ -5,6 +5,7 @@ import { action, withCommonOptions } from './context.js';
 import { unwrap } from './exit.js';
 import { untilInterrupted } from './interrupt.js';
 import { LiveView } from './live-view.js';
+import { tuneForALongLivedProcess } from './long-lived.js';
 import { positiveInt } from './options.js';
 import { claimsTable } from './tables.js';
 
@@ -27,6 +28,7 @@ export function registerClaimsCommand(program: Command, deps: CliDeps): void {
       .option('--interval <ms>', 'how often --watch reads the database', positiveInt(60_000), 1000),
   ).action(
     action<ClaimsOptions, []>(deps, async (ctx, opts) => {
+      if (opts.watch) tuneForALongLivedProcess();
       const { baton } = await ctx.open();
       const now = await ctx.storeClock();
       const read = async () => unwrap(await baton.listClaims()).claims;

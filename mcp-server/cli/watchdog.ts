@@ -3,6 +3,7 @@ import type { CliDeps, CommandContext, CommonOptions } from './context.js';
 import { action, withCommonOptions } from './context.js';
 import { unwrap } from './exit.js';
 import { untilInterrupted } from './interrupt.js';
+import { tuneForALongLivedProcess } from './long-lived.js';
 import { countdown, secondsUntil } from './render.js';
 import type { WatchdogPass } from './watchdog-pass.js';
 import { Watchdog } from './watchdog-pass.js';
@@ -27,6 +28,7 @@ export function registerWatchdogCommand(program: Command, deps: CliDeps): void {
       .option('--once', 'one pass, then exit (with --json: one JSON document { renewed, gaveUp } on stdout)'),
   ).action(
     action<WatchdogOptions, []>(deps, async (ctx, opts) => {
+      if (!opts.once) tuneForALongLivedProcess();
       const { baton } = await ctx.open({ agent: 'watchdog' });
       const watchdog = new Watchdog(baton, { agent: opts.agent });
       // With --once the pass is one answer, printed whole at the end; a long run has no
