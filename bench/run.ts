@@ -28,7 +28,8 @@ const USAGE = `usage: npm run bench [-- options]
   --issues <n,...>     dataset sizes (default 1000,10000,50000; quick 10000)
   --procs <n,...>      agent process counts, 1 to 16 (default 1,4,8; quick 1,8)
   --seconds <n>        measured seconds per store and round, 1 to 120 (default 8; quick 6)
-  --warmup <n>         unmeasured seconds before each round, 0 to 60 (default 2; quick 1)
+  --warmup <n>         unmeasured seconds of work before each store's first window,
+                       0 to 60 (default 2; quick 1), and 150 cycles (quick 100) at least
   --no-mcp             leave out the agents driven over stdio MCP
   --no-probes          leave out spawn, read-path, recovery and model probes
   --help               this text
