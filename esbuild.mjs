@@ -1,4 +1,4 @@
-// Builds the two entry points into dist/ and places sql.js's wasm file beside them,
+// Builds the entry points into dist/ and places sql.js's wasm file beside them,
 // so the bundle and the .vsix run without node_modules. The benchmark's build
 // (bench/build.mjs) takes its options and the wasm copy from here.
 import { build } from 'esbuild';
@@ -40,11 +40,17 @@ async function buildAll() {
   await Promise.all([
     build({
       ...nodeBundle,
-      entryPoints: { cli: 'mcp-server/cli.ts' },
+      entryPoints: { baton: 'mcp-server/cli.ts' },
       outdir: 'dist',
-      banner: { js: '#!/usr/bin/env node' },
       // pg optionally requires pg-native; Baton uses the pure JavaScript client.
       external: ['pg-native'],
+    }),
+    // The `baton` bin: starts dist/baton.js from a code cache (mcp-server/launch.ts).
+    build({
+      ...nodeBundle,
+      entryPoints: { cli: 'mcp-server/launch.ts' },
+      outdir: 'dist',
+      banner: { js: '#!/usr/bin/env node' },
     }),
     // `npm run demo`: the orchestrator and the agent processes it starts.
     build({

@@ -42,7 +42,7 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the packaged extension', () => {
-  it('holds the bundled extension, the server, the wasm and the icons, and nothing else', () => {
+  it('holds the bundled extension, the server and its launcher, the wasm and the icons, and nothing else', () => {
     const entries = zipEntries(vsix);
     console.log(`${vsix} (${(statSync(vsix).size / 1024).toFixed(1)} KB):\n${[...entries].map(([n, s]) => `  ${n} ${s}`).join('\n')}`);
     expect([...entries.keys()].sort()).toEqual(
@@ -53,6 +53,7 @@ describe('the packaged extension', () => {
         'extension/readme.md',
         'extension/dist/extension.js',
         'extension/dist/cli.js',
+        'extension/dist/baton.js',
         'extension/dist/sql-wasm.wasm',
         'extension/media/baton.svg',
       ].sort(),
@@ -61,7 +62,7 @@ describe('the packaged extension', () => {
 
   it('packs the files as built', () => {
     const entries = zipEntries(vsix);
-    for (const file of ['dist/extension.js', 'dist/cli.js', 'dist/sql-wasm.wasm', 'media/baton.svg']) {
+    for (const file of ['dist/extension.js', 'dist/cli.js', 'dist/baton.js', 'dist/sql-wasm.wasm', 'media/baton.svg']) {
       expect(entries.get(`extension/${file}`), file).toBe(statSync(join(root, file)).size);
     }
   });

@@ -12,7 +12,7 @@ export type SqlJsStatement = initSqlJs.Statement;
 const WASM_FILE = 'sql-wasm.wasm';
 
 /**
- * Where `sql-wasm.wasm` may be: beside the running bundle (dist/cli.js and
+ * Where `sql-wasm.wasm` may be: beside the running bundle (dist/baton.js and
  * dist/extension.js have it copied next to them), then inside the installed sql.js
  * package (tests and tools run the TypeScript sources).
  */
