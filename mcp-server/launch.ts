@@ -8,13 +8,13 @@ import { Script } from 'node:vm';
 /*
  * The `baton` bin (dist/cli.js): runs the CLI bundle beside it (dist/baton.js) from a V8
  * code cache, so that every process, `baton serve` above all, starts without compiling
- * 1.4 MB of JavaScript: reading and compiling it took 77–83 ms, and takes 30–31 with the
- * cache; a server spawned at 10k issues answered tools/list 35–42 ms sooner (p50 329–336
- * → 287–298 ms, on an hour when bare Node took 90–100 ms to start).
+ * 1.4 MB of JavaScript: reading, compiling and loading its modules took 165–172 ms, and
+ * takes 103–105 with the cache; a server spawned at 10k issues answered tools/list ~50 ms
+ * sooner (measured on an hour when bare Node took 90–140 ms to start; RESULTS.md).
  *
- * The cache is made from the bundle as compiled, before it runs: a cache made after
- * running would hold more, but `baton serve` changes V8's flags as it starts
- * (long-lived.ts) and V8 refuses a cache made under other flags. Its name holds a hash of
+ * The cache is made once the bundle's modules have loaded and before the command runs
+ * (`main`), since `baton serve` changes V8's flags as it starts (long-lived.ts) and V8
+ * refuses a cache made under other flags. Its name holds a hash of
  * the bundle's text, since V8 checks only a cache's length against the source, and V8's
  * own tag of its version and flags, so the Node of a terminal and the one inside VS Code
  * keep a cache each. It lives beside the bundle (dist/.cache/), which only whoever
@@ -35,10 +35,12 @@ const script = new Script(`(function (exports, require, module, __filename, __di
   filename: bundle,
   cachedData,
 });
-if (cachedData === undefined || script.cachedDataRejected) writeCache(script.createCachedData());
-
-const bundleModule = { exports: {} };
+const bundleModule = { exports: {} as { main(): void } };
 script.runInThisContext()(bundleModule.exports, createRequire(bundle), bundleModule, bundle, __dirname);
+// Made once the bundle's modules are loaded, so it holds their code too, and before any
+// command runs: `baton serve` changes V8's flags, and V8 refuses a cache made under others.
+if (cachedData === undefined || script.cachedDataRejected) writeCache(script.createCachedData());
+bundleModule.exports.main();
 
 function readCache(): Buffer | undefined {
   try {
