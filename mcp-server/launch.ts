@@ -12,13 +12,13 @@ import { Script } from 'node:vm';
  * takes 103–105 with the cache; a server spawned at 10k issues answered tools/list ~50 ms
  * sooner (measured on an hour when bare Node took 90–140 ms to start; RESULTS.md).
  *
- * The cache is made once the bundle's modules have loaded and before the command runs
- * (`main`), since `baton serve` changes V8's flags as it starts (long-lived.ts) and V8
- * refuses a cache made under other flags. Its name holds a hash of
- * the bundle's text, since V8 checks only a cache's length against the source, and V8's
- * own tag of its version and flags, so the Node of a terminal and the one inside VS Code
- * keep a cache each. It lives beside the bundle (dist/.cache/), which only whoever
- * installed Baton can write; where that is read-only, Baton runs as it would without it.
+ * The cache is made once the bundle's modules have loaded, so it holds their code too,
+ * and before `main` runs the command: `baton serve` changes V8's flags as it starts
+ * (long-lived.ts), and V8 refuses a cache made under other flags. Its name holds a hash
+ * of the bundle, since V8 checks a cache only against the source's length, and V8's tag
+ * of its version and flags, so the Node of a terminal and the one inside VS Code keep a
+ * cache each. It lives beside the bundle (dist/.cache/), which only whoever installed
+ * Baton can write; where that is read-only, Baton runs as it would without it.
  */
 
 const bundle = join(__dirname, 'baton.js');
@@ -37,8 +37,6 @@ const script = new Script(`(function (exports, require, module, __filename, __di
 });
 const bundleModule = { exports: {} as { main(): void } };
 script.runInThisContext()(bundleModule.exports, createRequire(bundle), bundleModule, bundle, __dirname);
-// Made once the bundle's modules are loaded, so it holds their code too, and before any
-// command runs: `baton serve` changes V8's flags, and V8 refuses a cache made under others.
 if (cachedData === undefined || script.cachedDataRejected) writeCache(script.createCachedData());
 bundleModule.exports.main();
 
