@@ -22,6 +22,9 @@ import type { StoreKind } from './stores.js';
  * bench/results/chart.svg. Every process it starts is its own, bounded in count and time.
  */
 
+/** Cycles every agent does before anything is measured: until then sql.js runs unoptimised code. */
+const WARMUP_CYCLES_OF = { full: 150, quick: 100 };
+
 const USAGE = `usage: npm run bench [-- options]
 
   --quick              a short run: 10k issues with 1 and 8 processes, 6 s each
@@ -29,7 +32,7 @@ const USAGE = `usage: npm run bench [-- options]
   --procs <n,...>      agent process counts, 1 to 16 (default 1,4,8; quick 1,8)
   --seconds <n>        measured seconds per store and round, 1 to 120 (default 8; quick 6)
   --warmup <n>         unmeasured seconds of work before each store's first window,
-                       0 to 60 (default 2; quick 1), and 150 cycles (quick 100) at least
+                       0 to 60 (default 2; quick 1), and ${WARMUP_CYCLES_OF.full} cycles (quick ${WARMUP_CYCLES_OF.quick}) at least
   --no-mcp             leave out the agents driven over stdio MCP
   --no-probes          leave out spawn, read-path, recovery and model probes
   --help               this text
@@ -91,8 +94,7 @@ const { quick, sizes, procCounts, durationSec, warmupSec } = options;
 const WINDOW_SEC = 2;
 /** Unmeasured time at the start of every window, while the agents wake up. */
 const SETTLE_MS = 300;
-/** Cycles every agent does before anything is measured: until then sql.js runs unoptimised code. */
-const WARMUP_CYCLES = quick ? 100 : 150;
+const WARMUP_CYCLES = quick ? WARMUP_CYCLES_OF.quick : WARMUP_CYCLES_OF.full;
 const pgUrl = process.env.BATON_BENCH_DATABASE_URL ?? process.env.BATON_TEST_DATABASE_URL;
 
 const benchDir = __dirname;

@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callTool, runCli } from '../helpers/cli.js';
+import { callTool, runCli, unprivileged } from '../helpers/cli.js';
 import { makeRepo, type ScratchRepo } from '../helpers/git.js';
 import { CLI, spawnServer, type SpawnedServer } from '../helpers/spawnServer.js';
 
@@ -139,8 +139,6 @@ describe('baton doctor', () => {
   });
 });
 
-/** Root ignores file modes, so tests of permissions run the CLI as nobody when run as root. */
-const unprivileged = process.getuid?.() === 0 ? { uid: Number(execFileSync('id', ['-u', 'nobody'])), gid: Number(execFileSync('id', ['-g', 'nobody'])) } : null;
 
 function asUser(args: string[], cwd: string): { status: number | null; stdout: string } {
   const run = spawnSync(process.execPath, [CLI, ...args], {

@@ -3,12 +3,14 @@ import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileS
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { unprivileged } from '../helpers/cli.js';
 
 // The bin starts the CLI bundle from a V8 code cache kept beside it (mcp-server/launch.ts).
 // Each test runs a copy of the built files, so the caches it makes are its own.
 const dist = resolve(process.cwd(), 'dist');
-/** Root ignores file modes, so the test of a read-only installation runs the bin as nobody when run as root. */
-const unprivileged = process.getuid?.() === 0 ? { uid: Number(execFileSync('id', ['-u', 'nobody'])), gid: Number(execFileSync('id', ['-g', 'nobody'])) } : null;
+const VERSION: string = JSON.parse(readFileSync(resolve(process.cwd(), 'package.json'), 'utf8')).version;
+/** Another version string of the same length: every digit moved on by one. */
+const OTHER_VERSION = VERSION.replace(/\d/g, (d) => String((Number(d) + 1) % 10));
 
 describe('the baton bin', () => {
   let dir: string;
@@ -39,41 +41,41 @@ describe('the baton bin', () => {
   });
 
   it('makes a cache on its first run and starts from it, unchanged, on the next', () => {
-    expect(version()).toBe('0.1.0');
+    expect(version()).toBe(VERSION);
     const [cache] = caches();
     expect(cache).toMatch(/^baton-[0-9a-f]{16}-\d+\.bin$/);
     const made = statSync(join(cacheDir(), cache));
     expect(made.size).toBeGreaterThan(100_000);
 
-    expect(version()).toBe('0.1.0');
+    expect(version()).toBe(VERSION);
     expect(caches()).toEqual([cache]);
     // Written only when missing or refused by V8: an accepted cache is left as it was.
     expect(statSync(join(cacheDir(), cache)).mtimeMs).toBe(made.mtimeMs);
   });
 
   it('never runs a cache of other code, even code of the same length, and drops the old one', () => {
-    expect(version()).toBe('0.1.0');
+    expect(version()).toBe(VERSION);
     const [before] = caches();
-    setVersion('0.1.0', '9.8.7');
-    expect(version()).toBe('9.8.7');
+    setVersion(VERSION, OTHER_VERSION);
+    expect(version()).toBe(OTHER_VERSION);
     const [after] = caches();
     expect(after).not.toBe(before);
     expect(caches()).toEqual([after]);
   });
 
   it('replaces a damaged cache and still runs', () => {
-    expect(version()).toBe('0.1.0');
+    expect(version()).toBe(VERSION);
     const [cache] = caches();
     writeFileSync(join(cacheDir(), cache), Buffer.alloc(4096, 7));
-    expect(version()).toBe('0.1.0');
+    expect(version()).toBe(VERSION);
     expect(readFileSync(join(cacheDir(), cache)).equals(Buffer.alloc(4096, 7))).toBe(false);
-    expect(version()).toBe('0.1.0');
+    expect(version()).toBe(VERSION);
   });
 
   it('runs without a cache where it cannot write one', () => {
     if (unprivileged) execFileSync('chown', ['-R', `${unprivileged.uid}:${unprivileged.gid}`, dir]);
     chmodSync(dir, 0o500);
-    expect(version(unprivileged)).toBe('0.1.0');
+    expect(version(unprivileged)).toBe(VERSION);
     expect(statSync(cacheDir(), { throwIfNoEntry: false })).toBeUndefined();
 
     chmodSync(dir, 0o700);
@@ -81,7 +83,7 @@ describe('the baton bin', () => {
     writeFileSync(join(cacheDir(), 'baton-0000000000000000-1.bin'), 'left by an earlier build');
     if (unprivileged) execFileSync('chown', ['-R', `${unprivileged.uid}:${unprivileged.gid}`, dir]);
     chmodSync(cacheDir(), 0o500);
-    expect(version(unprivileged)).toBe('0.1.0');
+    expect(version(unprivileged)).toBe(VERSION);
     expect(caches()).toEqual(['baton-0000000000000000-1.bin']);
   });
 });

@@ -1,6 +1,12 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CLI } from './spawnServer.js';
+
+/**
+ * Root ignores file modes, so tests of permissions run the CLI as nobody when run as
+ * root: the uid and gid to spawn with, or null when the tests already run unprivileged.
+ */
+export const unprivileged = process.getuid?.() === 0 ? { uid: Number(execFileSync('id', ['-u', 'nobody'])), gid: Number(execFileSync('id', ['-g', 'nobody'])) } : null;
 
 export interface CliRun {
   status: number | null;
