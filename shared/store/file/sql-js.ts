@@ -72,9 +72,19 @@ export function openImage(sqlJs: SqlJs, image: DatabaseImage): SqlJsDatabase {
 }
 
 // One WebAssembly instance serves every store of the process: compiling it costs about
-// 100 ms and its memory is the bulk of a store's footprint. This is the one piece of
-// module state in the store, on purpose.
+// 100 ms and its memory is the bulk of a store's footprint. This and the hook below are
+// the store's only module state, on purpose.
 let loading: Promise<SqlJs> | undefined;
+let aroundCompile: (() => () => void) | undefined;
+
+/**
+ * Has `enter` run just before this process compiles SQLite's WebAssembly, and the
+ * function it returns once the compile is done: a process-wide setting that should hold
+ * for that compile alone (`tuneForALongLivedProcess` narrows a V8 flag to it).
+ */
+export function aroundSqliteCompile(enter: () => () => void): void {
+  aroundCompile = enter;
+}
 
 /**
  * Initialises sql.js once per process. The wasm bytes are read here and handed over,
@@ -98,17 +108,22 @@ async function initialise(): Promise<SqlJs> {
   if (!found) throw new Error(`cannot find ${WASM_FILE} (looked in ${candidates.join(', ') || 'no place'})`);
   const bytes = readFileSync(found);
   const wasmBinary = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-  const sqlJs = await initSqlJs({ wasmBinary });
-  compileEngine(sqlJs);
-  return sqlJs;
+  const leave = aroundCompile?.();
+  try {
+    const sqlJs = await initSqlJs({ wasmBinary });
+    compileEngine(sqlJs);
+    return sqlJs;
+  } finally {
+    leave?.();
+  }
 }
 
 /**
  * Runs a few statements on a throwaway database so that V8 compiles SQLite's engine now,
- * before any store loads its database: compiling SQLite's virtual machine takes tens of
- * MB for a moment (with Liftoff off, as `baton serve` runs, ~20 MB and 400 ms), and done
- * later it would add to the database's own copies. The first real query would pay the
- * same compilation, so this costs nothing extra.
+ * before any store loads its database: compiling SQLite's virtual machine takes memory
+ * for a moment (with Liftoff off, as `baton serve` runs, ~0.5 s; see long-lived.ts), and
+ * done later it would add to the database's own copies. The first real query would pay
+ * the same compilation, so this costs nothing extra.
  */
 function compileEngine(sqlJs: SqlJs): void {
   const db = new sqlJs.Database();
