@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { cachedDataVersionTag } from 'node:v8';
 import { Script } from 'node:vm';
+import { crc32 } from 'node:zlib';
 
 /*
  * The `baton` bin (dist/cli.js): runs the CLI bundle beside it (dist/baton.js) from a V8
@@ -20,6 +21,13 @@ import { Script } from 'node:vm';
  * cache each. It lives beside the bundle (dist/.cache/), which only whoever installed
  * Baton can write; where that is read-only, Baton runs as it would without it.
  */
+
+// The store's checksums use zlib.crc32 (Node 20.15 and 22.2 on). Without it the bundle
+// would stop with a TypeError from deep inside; one line says what to install instead.
+if (typeof crc32 !== 'function') {
+  process.stderr.write(`baton: needs Node.js 20.15 or later on the 20 line, or 22.2 or later; this is ${process.version}\n`);
+  process.exit(2);
+}
 
 const bundle = join(__dirname, 'baton.js');
 const cacheDir = join(__dirname, '.cache');

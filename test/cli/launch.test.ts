@@ -86,4 +86,14 @@ describe('the baton bin', () => {
     expect(version(unprivileged)).toBe(VERSION);
     expect(caches()).toEqual(['baton-0000000000000000-1.bin']);
   });
+
+  it('on a Node without zlib.crc32 (before 20.15, or 21), says which Node it needs and exits 2', () => {
+    const preload = join(dir, 'old-node.js');
+    writeFileSync(preload, "delete require('node:zlib').crc32;\n");
+    const run = spawnSync(process.execPath, ['--require', preload, join(dir, 'cli.js'), 'ls'], { encoding: 'utf8' });
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(`baton: needs Node.js 20.15 or later on the 20 line, or 22.2 or later; this is ${process.version}\n`);
+    expect(statSync(cacheDir(), { throwIfNoEntry: false })).toBeUndefined();
+  });
 });
