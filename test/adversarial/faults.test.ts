@@ -34,7 +34,7 @@ const JUMPING_CLOCK = fileURLToPath(new URL('./fixtures/jumping-clock.cjs', impo
 
 beforeAll(async () => {
   scratch = scratchDir('faults');
-  faultChild = await bundleFixture('../../../adversarial/fixtures/fault-child.ts');
+  faultChild = await bundleFixture('../../../adversarial/fixtures/fault-child.ts', scratch.dir);
 });
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();

@@ -208,7 +208,7 @@ describe('file permissions', () => {
       await server.close();
 
       // A writer killed between writing a new snapshot and renaming it leaves its temporary file: private too.
-      const child = startChild(await bundleFixture('../../../adversarial/fixtures/fault-child.ts'), ['writer', join(dir, 'baton.db'), 'w', 'snapshot-rename', '1'], {
+      const child = startChild(await bundleFixture('../../../adversarial/fixtures/fault-child.ts', repo.dir), ['writer', join(dir, 'baton.db'), 'w', 'snapshot-rename', '1'], {
         BATON_TEST_COMPACT: '1',
       });
       await child.exited;

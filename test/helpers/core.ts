@@ -4,9 +4,10 @@ import type { BatonConfig } from '../../shared/config.js';
 import { openBaton, type Opened } from '../../shared/open.js';
 import type { Result } from '../../shared/result.js';
 import type { Store } from '../../shared/store/store.js';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { onTestFinished } from 'vitest';
 import { openFileStore } from '../../shared/store/file/index.js';
 import { type SessionOptions, sessionsOn } from './harness-sessions.js';
 
@@ -19,11 +20,24 @@ export interface Harness {
   session(agent: string, options?: SessionOptions): Baton;
 }
 
+/** A harness for the test that makes it: its store is closed and its folder removed after. */
 export async function harness(config: Partial<BatonConfig> = {}): Promise<Harness> {
+  const h = await openHarness(config);
+  onTestFinished(() => h.close());
+  return h;
+}
+
+/** A harness that lasts until its `close`, for a file's tests to share (made in `beforeAll`). */
+export async function openHarness(config: Partial<BatonConfig> = {}): Promise<Harness & { close(): Promise<void> }> {
   const clock = new ManualClock();
-  const dbPath = join(mkdtempSync(join(tmpdir(), 'baton-core-')), 'baton.db');
+  const dir = mkdtempSync(join(tmpdir(), 'baton-core-'));
+  const dbPath = join(dir, 'baton.db');
   const store = await openFileStore({ path: dbPath, clock });
-  return { clock, store, dbPath, session: sessionsOn(store, config) };
+  const close = async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { clock, store, dbPath, session: sessionsOn(store, config), close };
 }
 
 /** The value of a result the test expects to succeed; fails the test with the refusal otherwise. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { harness } from '../helpers/core.js';
+import { openHarness } from '../helpers/core.js';
 import { type InProcessServer, inProcessServer } from '../helpers/inProcessServer.js';
 
 const TOOLS = [
@@ -25,11 +25,15 @@ const TOOLS = [
 
 describe('tools/list', () => {
   let server: InProcessServer;
+  let h: Awaited<ReturnType<typeof openHarness>>;
   beforeAll(async () => {
-    const h = await harness();
+    h = await openHarness();
     server = await inProcessServer(h.session('lister'));
   });
-  afterAll(() => server.close());
+  afterAll(async () => {
+    await server.close();
+    await h.close();
+  });
 
   it('offers exactly the 18 tools of the protocol', async () => {
     const { tools } = await server.client.listTools();

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../../shared/clock.js';
@@ -8,6 +8,7 @@ import { openPostgresStore } from '../../shared/store/postgres/index.js';
 import type { Store, Tx } from '../../shared/store/store.js';
 import type { Harness } from '../helpers/core.js';
 import { sessionsOn } from '../helpers/harness-sessions.js';
+import { onTestFinished } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
 const TABLES = ['meta', 'issues', 'issue_labels', 'relations', 'leases', 'tokens', 'checkpoints', 'comments', 'events', 'sessions', 'requests'];
@@ -35,6 +36,7 @@ export async function postgresHarness(config: Partial<BatonConfig> = {}): Promis
   opened.push(inner);
   const clock = new ManualClock();
   const dir = mkdtempSync(join(tmpdir(), 'baton-pg-core-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   const store = clockedStore(inner, clock, dir);
   return {
     clock,

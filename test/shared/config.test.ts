@@ -1,12 +1,13 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../../shared/config.js';
 import { refusal, value } from '../helpers/core.js';
 
 function repoWith(config: unknown): string {
   const dir = mkdtempSync(join(tmpdir(), 'baton-config-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(join(dir, '.baton.json'), typeof config === 'string' ? config : JSON.stringify(config));
   return dir;
 }

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { resolveLocation } from '../../shared/location.js';
 import { parseStatus } from '../../shared/git.js';
 
@@ -10,9 +10,16 @@ function git(cwd: string, ...args: string[]) {
   execFileSync('git', args, { cwd, stdio: 'ignore' });
 }
 
-/** A repository with one commit, in a fresh real (symlink-free) temporary folder. */
+/** A fresh real (symlink-free) temporary folder, removed after the test. */
+function tempDir(prefix: string): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A repository with one commit, in a temporary folder of its own. */
 function makeRepo(prefix: string): string {
-  const repo = join(realpathSync(mkdtempSync(join(tmpdir(), prefix))), 'src');
+  const repo = join(tempDir(prefix), 'src');
   mkdirSync(repo);
   git(repo, 'init', '-q', '-b', 'main');
   git(repo, '-c', 'user.email=a@b', '-c', 'user.name=a', 'commit', '-q', '--allow-empty', '-m', 'init');
@@ -21,15 +28,14 @@ function makeRepo(prefix: string): string {
 
 describe('database location', () => {
   it('puts the database in the git common dir, shared by every worktree', () => {
-    const repo = realpathSync(mkdtempSync(join(tmpdir(), 'baton-loc-')));
-    git(repo, 'init', '-q', '-b', 'main');
-    git(repo, '-c', 'user.email=a@b', '-c', 'user.name=a', 'commit', '-q', '--allow-empty', '-m', 'init');
-    git(repo, 'worktree', 'add', '-q', join(repo, '..', `${repo.split('/').pop()}-wt`), '-b', 'wt');
+    const repo = makeRepo('baton-loc-');
+    const wt = join(repo, '..', 'wt');
+    git(repo, 'worktree', 'add', '-q', wt, '-b', 'wt');
     const main = resolveLocation({ cwd: repo, env: {} });
-    const other = resolveLocation({ cwd: join(repo, '..', `${repo.split('/').pop()}-wt`), env: {} });
+    const other = resolveLocation({ cwd: wt, env: {} });
     expect(main.dbPath).toBe(join(repo, '.git', 'baton', 'baton.db'));
     expect(other.dbPath).toBe(main.dbPath);
-    expect(other.worktree).toBe(join(repo, '..', `${repo.split('/').pop()}-wt`));
+    expect(other.worktree).toBe(wt);
     expect(main.worktree).toBe(repo);
   });
 
@@ -69,12 +75,12 @@ describe('database location', () => {
   });
 
   it('uses .baton/baton.db under the working folder outside git', () => {
-    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'baton-nogit-')));
+    const dir = tempDir('baton-nogit-');
     expect(resolveLocation({ cwd: dir, env: {} })).toMatchObject({ dbPath: join(dir, '.baton', 'baton.db'), worktree: null });
   });
 
   it('lets BATON_DB and an explicit path override the location', () => {
-    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'baton-over-')));
+    const dir = tempDir('baton-over-');
     expect(resolveLocation({ cwd: dir, env: { BATON_DB: '/x/y.db' } }).dbPath).toBe('/x/y.db');
     expect(resolveLocation({ cwd: dir, db: 'rel.db', env: { BATON_DB: '/x/y.db' } }).dbPath).toBe(join(dir, 'rel.db'));
   });

@@ -9,8 +9,8 @@ let bundle: string;
 let scratch: ReturnType<typeof scratchDir>;
 
 beforeAll(async () => {
-  bundle = await bundleFixture('store-child.ts');
   scratch = scratchDir('multi');
+  bundle = await bundleFixture('store-child.ts', scratch.dir);
 });
 
 afterAll(() => scratch.remove());
