@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { onTestFinished } from 'vitest';
 import { ManualClock } from '../../shared/clock.js';
 import type { BatonConfig } from '../../shared/config.js';
 import { openPostgresStore } from '../../shared/store/postgres/index.js';
 import type { Store, Tx } from '../../shared/store/store.js';
 import type { Harness } from '../helpers/core.js';
 import { sessionsOn } from '../helpers/harness-sessions.js';
-import { onTestFinished } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
 const TABLES = ['meta', 'issues', 'issue_labels', 'relations', 'leases', 'tokens', 'checkpoints', 'comments', 'events', 'sessions', 'requests'];
