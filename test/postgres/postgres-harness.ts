@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { onTestFinished } from 'vitest';
 import { ManualClock } from '../../shared/clock.js';
 import type { BatonConfig } from '../../shared/config.js';
 import { openPostgresStore } from '../../shared/store/postgres/index.js';
 import type { Store, Tx } from '../../shared/store/store.js';
 import type { Harness } from '../helpers/core.js';
 import { sessionsOn } from '../helpers/harness-sessions.js';
+import { testDir } from '../helpers/test-dir.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
 const TABLES = ['meta', 'issues', 'issue_labels', 'relations', 'leases', 'tokens', 'checkpoints', 'comments', 'events', 'sessions', 'requests'];
@@ -35,8 +34,7 @@ export async function postgresHarness(config: Partial<BatonConfig> = {}): Promis
   const inner = await openPostgresStore({ url: url.toString(), poolMax: 2 });
   opened.push(inner);
   const clock = new ManualClock();
-  const dir = mkdtempSync(join(tmpdir(), 'baton-pg-core-'));
-  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = testDir('baton-pg-core-');
   const store = clockedStore(inner, clock, dir);
   return {
     clock,

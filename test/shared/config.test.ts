@@ -1,13 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/config.js';
 import { refusal, value } from '../helpers/core.js';
+import { testDir } from '../helpers/test-dir.js';
 
 function repoWith(config: unknown): string {
-  const dir = mkdtempSync(join(tmpdir(), 'baton-config-'));
-  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = testDir('baton-config-');
   writeFileSync(join(dir, '.baton.json'), typeof config === 'string' ? config : JSON.stringify(config));
   return dir;
 }

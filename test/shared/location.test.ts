@@ -1,25 +1,18 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resolveLocation } from '../../shared/location.js';
 import { parseStatus } from '../../shared/git.js';
+import { testDir } from '../helpers/test-dir.js';
 
 function git(cwd: string, ...args: string[]) {
   execFileSync('git', args, { cwd, stdio: 'ignore' });
 }
 
-/** A fresh real (symlink-free) temporary folder, removed after the test. */
-function tempDir(prefix: string): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
-  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
 /** A repository with one commit, in a temporary folder of its own. */
 function makeRepo(prefix: string): string {
-  const repo = join(tempDir(prefix), 'src');
+  const repo = join(testDir(prefix), 'src');
   mkdirSync(repo);
   git(repo, 'init', '-q', '-b', 'main');
   git(repo, '-c', 'user.email=a@b', '-c', 'user.name=a', 'commit', '-q', '--allow-empty', '-m', 'init');
@@ -75,12 +68,12 @@ describe('database location', () => {
   });
 
   it('uses .baton/baton.db under the working folder outside git', () => {
-    const dir = tempDir('baton-nogit-');
+    const dir = testDir('baton-nogit-');
     expect(resolveLocation({ cwd: dir, env: {} })).toMatchObject({ dbPath: join(dir, '.baton', 'baton.db'), worktree: null });
   });
 
   it('lets BATON_DB and an explicit path override the location', () => {
-    const dir = tempDir('baton-over-');
+    const dir = testDir('baton-over-');
     expect(resolveLocation({ cwd: dir, env: { BATON_DB: '/x/y.db' } }).dbPath).toBe('/x/y.db');
     expect(resolveLocation({ cwd: dir, db: 'rel.db', env: { BATON_DB: '/x/y.db' } }).dbPath).toBe(join(dir, 'rel.db'));
   });
