@@ -1,11 +1,13 @@
 import { dirname } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { SERVER_ENV } from '../shared/client-config.js';
 import { type AgentCommand, type AgentOps, type Failure, type LoopResult, runLoop } from './agent-loop.js';
 
 /*
- * An MCP agent: starts its own `baton serve` (the built CLI) over stdio with the SDK's
- * Client, as a coding agent's host does, and runs the work loop through tool calls.
+ * An MCP agent: starts its own `baton serve` (the built CLI, in the environment `baton
+ * init` configures) over stdio with the SDK's Client, as a coding agent's host does, and
+ * runs the work loop through tool calls.
  * Reports the server's pid so the benchmark can read that process's memory.
  */
 
@@ -33,7 +35,7 @@ async function main(): Promise<void> {
     // BATON_BENCH_CPU_PROF=<dir>: the server writes a V8 CPU profile when it exits.
     args: [...(args.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${args.cpuProfileDir}`] : []), args.cli, 'serve', '--db', args.db],
     cwd: dirname(args.db),
-    env: { ...getDefaultEnvironment(), BATON_AGENT: args.agent },
+    env: { ...getDefaultEnvironment(), ...SERVER_ENV, BATON_AGENT: args.agent },
     stderr: 'pipe',
   });
   let stderr = '';

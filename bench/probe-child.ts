@@ -6,6 +6,7 @@ import { POLL_MS } from '../extension/constants.js';
 import { BatonSource } from '../extension/model/batonSource.js';
 import { ClaimsModel } from '../extension/model/claimsModel.js';
 import type { Baton } from '../shared/baton.js';
+import { SERVER_ENV } from '../shared/client-config.js';
 import { ok } from '../shared/result.js';
 import type { Store } from '../shared/store/store.js';
 import { epochNow } from './agent-loop.js';
@@ -57,7 +58,7 @@ async function startMcp(cli: string, db: string): Promise<Client> {
     command: process.execPath,
     args: [cli, 'serve', '--db', db],
     cwd: dirname(db),
-    env: { ...getDefaultEnvironment(), BATON_AGENT: `${args.agent}-mcp` },
+    env: { ...getDefaultEnvironment(), ...SERVER_ENV, BATON_AGENT: `${args.agent}-mcp` },
     stderr: 'ignore',
   });
   const client = new Client({ name: `${args.agent}-mcp`, version: '1.0.0' });

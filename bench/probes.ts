@@ -1,6 +1,7 @@
 import { dirname } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { SERVER_ENV } from '../shared/client-config.js';
 import { epochNow } from './agent-loop.js';
 import { ProbeProcess } from './probe-process.js';
 import type { ReadTimes } from './results-shape.js';
@@ -30,7 +31,7 @@ export async function spawnProbe(cli: string, db: string, times: number): Promis
       command: process.execPath,
       args: [cli, 'serve', '--db', db],
       cwd: dirname(db),
-      env: { ...getDefaultEnvironment(), BATON_AGENT: 'bench-spawn' },
+      env: { ...getDefaultEnvironment(), ...SERVER_ENV, BATON_AGENT: 'bench-spawn' },
       stderr: 'ignore',
     });
     const client = new Client({ name: 'bench-spawn', version: '1.0.0' });

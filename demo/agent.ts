@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { parseArgs } from 'node:util';
+import { SERVER_ENV } from '../shared/client-config.js';
 import type { ClaimResult, Issue, IssueSummary, Lease } from '../shared/types.js';
 import type { AgentEvent } from './events.js';
 
@@ -40,7 +41,7 @@ async function main(): Promise<void> {
     command: process.execPath,
     args: [values.cli!, 'serve'],
     cwd: process.cwd(),
-    env: { ...stringEnv(process.env), BATON_AGENT: name },
+    env: { ...stringEnv(process.env), ...SERVER_ENV, BATON_AGENT: name },
     stderr: 'inherit',
   });
   const client = new Client({ name: `demo-${name}`, version: '1.0.0' });

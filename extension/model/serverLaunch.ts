@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { SERVER_ENV } from '../../shared/client-config.js';
 
 /** How this window starts Baton's bundled server. */
 export interface ServerLaunch {
@@ -17,6 +18,7 @@ export function serverLaunch(options: { extensionPath: string; execPath: string;
     command: options.execPath,
     args: [join(options.extensionPath, 'dist', 'cli.js'), 'serve'],
     env: {
+      ...SERVER_ENV,
       ELECTRON_RUN_AS_NODE: '1',
       ...(options.renewer ? { BATON_RENEWER: options.renewer } : {}),
       ...(options.db ? { BATON_DB: options.db } : {}),

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { accessSync, constants, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { hostname, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
-import { CLIENT_CONFIG_FILES, type ClientConfigFile, SERVER_NAME } from '../../shared/client-config.js';
+import { CLIENT_CONFIG_FILES, type ClientConfigFile, SERVER_ENV, SERVER_NAME } from '../../shared/client-config.js';
 import { isProcessAlive } from '../../shared/sessions.js';
 import { nodeFileSystem } from '../../shared/store/file/file-system.js';
 import { readOwner } from '../../shared/store/file/lock-files.js';
@@ -176,16 +176,32 @@ export async function checkClientConfigs(root: string, env: NodeJS.ProcessEnv): 
     }
     const entry = substituteVariables(found.entry, root);
     const probe = await probeServer(entry, { cwd: root, env });
-    checks.push(
-      probe.ok
-        ? { name, status: 'ok', detail: `"${found.name}" starts a server answering ${probe.tools.length} tools (${probe.ms} ms)` }
-        : {
-            name,
-            status: 'fail',
-            detail: `"${found.name}" (${[entry.command, ...(entry.args ?? [])].join(' ')}) does not work: ${probe.reason}`,
-            fix: 'build Baton (npm run build) if the script is missing, then run `baton init` again',
-          },
-    );
+    if (!probe.ok) {
+      checks.push({
+        name,
+        status: 'fail',
+        detail: `"${found.name}" (${[entry.command, ...(entry.args ?? [])].join(' ')}) does not work: ${probe.reason}`,
+        fix: 'build Baton (npm run build) if the script is missing, then run `baton init` again',
+      });
+      continue;
+    }
+    const works = `"${found.name}" starts a server answering ${probe.tools.length} tools (${probe.ms} ms)`;
+    // An entry written before SERVER_ENV existed, or by hand, works but costs memory.
+    const missing = Object.entries(SERVER_ENV).filter(([key, value]) => entry.env?.[key] !== value);
+    if (missing.length === 0) {
+      checks.push({ name, status: 'ok', detail: works });
+      continue;
+    }
+    const settings = missing.map(([key, value]) => `${key}=${value}`).join(' ');
+    checks.push({
+      name,
+      status: 'warn',
+      detail: `${works}, but without ${settings} in its env, so every server needs 5–10 MB more`,
+      fix:
+        found.name === SERVER_NAME
+          ? 'run `baton init` (it updates the entry and keeps your settings)'
+          : `add ${missing.map(([key, value]) => `"${key}": "${value}"`).join(', ')} to the "env" of "${found.name}"`,
+    });
   }
   return checks;
 }

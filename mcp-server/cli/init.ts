@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
-import { applyClientConfig, ClientConfigError, planClientConfig, type ServerCommand } from '../../shared/client-config.js';
+import { applyClientConfig, ClientConfigError, planClientConfig, SERVER_ENV, type ServerCommand } from '../../shared/client-config.js';
 import { batonError } from '../../shared/errors.js';
 import { resolveLocation } from '../../shared/location.js';
 import type { CliDeps, CommonOptions } from './context.js';
@@ -46,11 +46,11 @@ export function registerInitCommand(program: Command, deps: CliDeps): void {
         throw refused(batonError('INVALID_INPUT', `${resolve(deps.cwd)} is in a git repository but not in a worktree; run baton init in a worktree`));
       }
       const root = location.repoRoot ?? resolve(deps.cwd);
-      const launch: ServerCommand = opts.usePath
-        ? { command: 'baton', args: ['serve'] }
-        : { command: 'node', args: [deps.cliPath, 'serve'] };
-      // An explicit --db must reach the server too; the default location needs no setting.
-      if (opts.db) launch.env = { BATON_DB: location.dbPath };
+      const launch: ServerCommand = {
+        ...(opts.usePath ? { command: 'baton', args: ['serve'] } : { command: 'node', args: [deps.cliPath, 'serve'] }),
+        // An explicit --db must reach the server too; the default location needs no setting.
+        env: { ...SERVER_ENV, ...(opts.db ? { BATON_DB: location.dbPath } : {}) },
+      };
       // Everything that can fail is checked before a file is written: the configuration
       // files are read and merged, then the settings and database are opened (which
       // creates the database now, so `baton doctor` and the editor find it before any

@@ -1,9 +1,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SERVER_ENV } from '../../shared/client-config.js';
 import { callTool, runCli, unprivileged } from '../helpers/cli.js';
 import { makeRepo, type ScratchRepo } from '../helpers/git.js';
 import { CLI, spawnServer, type SpawnedServer } from '../helpers/spawnServer.js';
@@ -63,13 +64,40 @@ describe('baton doctor', () => {
     const hand = makeRepo();
     try {
       mkdirSync(join(hand.main, '.vscode'));
-      const entry = JSON.stringify({ type: 'stdio', command: 'node', args: [CLI, 'serve'] });
+      const entry = JSON.stringify({ type: 'stdio', command: 'node', args: [CLI, 'serve'], env: SERVER_ENV });
       writeFileSync(join(hand.main, '.vscode', 'mcp.json'), `{\n  // added by hand\n  "servers": { "my-baton": ${entry}, },\n}\n`);
       const run = await runCli(['doctor', '--json'], { cwd: hand.main });
       const check = run.json().checks.find((c: { name: string }) => c.name === '.vscode/mcp.json');
       expect(check).toMatchObject({ status: 'ok', detail: expect.stringContaining('"my-baton" starts a server') });
     } finally {
       hand.remove();
+    }
+  });
+
+  it('warns about a working entry that starts the server without its memory setting, and says how to add it', async () => {
+    const old = makeRepo();
+    try {
+      const entry = { command: 'node', args: [CLI, 'serve'], env: { BATON_AGENT: 'claude' } };
+      writeFileSync(join(old.main, '.mcp.json'), JSON.stringify({ mcpServers: { baton: entry } }));
+      mkdirSync(join(old.main, '.vscode'));
+      writeFileSync(join(old.main, '.vscode', 'mcp.json'), JSON.stringify({ servers: { 'my-baton': { type: 'stdio', ...entry, env: { MALLOC_ARENA_MAX: '4' } } } }));
+      const run = await runCli(['doctor', '--json'], { cwd: old.main });
+      expect(run.status).toBe(0);
+      const checks = run.json().checks as { name: string }[];
+      expect(checks.find((c) => c.name === '.mcp.json')).toMatchObject({
+        status: 'warn',
+        detail: expect.stringMatching(/answering \d+ tools .*without MALLOC_ARENA_MAX=1/),
+        fix: expect.stringContaining('baton init'),
+      });
+      expect(checks.find((c) => c.name === '.vscode/mcp.json')).toMatchObject({ status: 'warn', fix: 'add "MALLOC_ARENA_MAX": "1" to the "env" of "my-baton"' });
+
+      // baton init updates its own entry and keeps the user's variable.
+      await runCli(['init'], { cwd: old.main });
+      const fixed = await runCli(['doctor', '--json'], { cwd: old.main });
+      expect((fixed.json().checks as { name: string }[]).find((c) => c.name === '.mcp.json')).toMatchObject({ status: 'ok' });
+      expect(JSON.parse(readFileSync(join(old.main, '.mcp.json'), 'utf8')).mcpServers.baton.env).toEqual({ BATON_AGENT: 'claude', ...SERVER_ENV });
+    } finally {
+      old.remove();
     }
   });
 

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SERVER_ENV } from '../../shared/client-config.js';
 import { runCli } from '../helpers/cli.js';
 import { makeRepo, type ScratchRepo } from '../helpers/git.js';
 import { CLI } from '../helpers/spawnServer.js';
@@ -39,7 +40,7 @@ describe('baton init', () => {
     expect(config.mcpServers.github).toEqual(mine.mcpServers.github);
     expect(config.mcpServers.files).toEqual(mine.mcpServers.files);
     expect(config.someOtherSetting).toEqual({ keep: true });
-    expect(config.mcpServers.baton).toEqual({ command: 'node', args: [CLI, 'serve'] });
+    expect(config.mcpServers.baton).toEqual({ command: 'node', args: [CLI, 'serve'], env: SERVER_ENV });
   });
 
   it("updates how an existing baton entry starts the server and keeps the entry's other settings", async () => {
@@ -50,14 +51,14 @@ describe('baton init', () => {
 
     const run = await runCli(['init', '--json'], { cwd: repo.main });
     expect(run.status).toBe(0);
-    expect(read('.mcp.json').mcpServers.baton).toEqual({ command: 'node', args: [CLI, 'serve'], env, cwd: 'sub' });
-    expect(read('.vscode/mcp.json').servers.baton).toEqual({ type: 'stdio', command: 'node', args: [CLI, 'serve'], env });
+    expect(read('.mcp.json').mcpServers.baton).toEqual({ command: 'node', args: [CLI, 'serve'], env: { ...env, ...SERVER_ENV }, cwd: 'sub' });
+    expect(read('.vscode/mcp.json').servers.baton).toEqual({ type: 'stdio', command: 'node', args: [CLI, 'serve'], env: { ...env, ...SERVER_ENV } });
     expect((await runCli(['init', '--json'], { cwd: repo.main })).json().written).toEqual([]);
 
     // An explicit --db adds its variable to the user's.
     const db = join(repo.dir, 'elsewhere.db');
     await runCli(['init', '--db', db], { cwd: repo.main });
-    expect(read('.mcp.json').mcpServers.baton.env).toEqual({ ...env, BATON_DB: db });
+    expect(read('.mcp.json').mcpServers.baton.env).toEqual({ ...env, ...SERVER_ENV, BATON_DB: db });
   });
 
   it('writes VS Code configuration with a stdio server, keeping its other servers', async () => {
@@ -67,7 +68,7 @@ describe('baton init', () => {
     const config = read('.vscode/mcp.json');
     expect(config.servers.other).toEqual({ type: 'http', url: 'http://localhost:1' });
     expect(config.inputs).toEqual([]);
-    expect(config.servers.baton).toEqual({ type: 'stdio', command: 'node', args: [CLI, 'serve'] });
+    expect(config.servers.baton).toEqual({ type: 'stdio', command: 'node', args: [CLI, 'serve'], env: SERVER_ENV });
   });
 
   it('is idempotent: a second run leaves both files exactly as they were', async () => {
@@ -83,7 +84,7 @@ describe('baton init', () => {
   it('configures the top level of the repository from a subfolder, and creates the shared database', async () => {
     mkdirSync(join(repo.main, 'src'));
     const run = await runCli(['init', '--json'], { cwd: join(repo.main, 'src') });
-    expect(run.json()).toMatchObject({ database: repo.dbPath, server: { command: 'node', args: [CLI, 'serve'] } });
+    expect(run.json()).toMatchObject({ database: repo.dbPath, server: { command: 'node', args: [CLI, 'serve'], env: SERVER_ENV } });
     expect(existsSync(join(repo.main, '.mcp.json'))).toBe(true);
     expect(existsSync(repo.dbPath)).toBe(true);
   });
@@ -135,6 +136,6 @@ describe('baton init', () => {
   it('passes an explicit --db on to the server it configures', async () => {
     const db = join(repo.dir, 'elsewhere.db');
     await runCli(['init', '--db', db], { cwd: repo.main });
-    expect(read('.mcp.json').mcpServers.baton.env).toEqual({ BATON_DB: db });
+    expect(read('.mcp.json').mcpServers.baton.env).toEqual({ ...SERVER_ENV, BATON_DB: db });
   });
 });

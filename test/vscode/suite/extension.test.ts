@@ -143,6 +143,7 @@ test('the MCP definition provider offers the bundled server, and that server ans
   assert.equal(definition.args[1], 'serve');
   assert.ok(definition.args[0]!.endsWith(join('dist', 'cli.js')));
   assert.equal(definition.env.ELECTRON_RUN_AS_NODE, '1');
+  assert.equal(definition.env.MALLOC_ARENA_MAX, '1');
   assert.equal(definition.env.BATON_RENEWER, api.renewerId);
   const env = Object.fromEntries(Object.entries(definition.env).map(([k, v]) => [k, v === null ? undefined : String(v)]));
   const server = await McpAgent.start({ command: definition.command, args: definition.args, cwd: definition.cwd?.fsPath ?? workspace, env }, 'copilot');
