@@ -2,8 +2,9 @@
 // so the bundle and the .vsix run without node_modules. The benchmark's build
 // (bench/build.mjs) takes its options and the wasm copy from here.
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -32,10 +33,27 @@ export function placeWasm(outdir) {
   copyFileSync(join(dirname(require.resolve('sql.js')), 'sql-wasm.wasm'), join(outdir, 'sql-wasm.wasm'));
 }
 
+/**
+ * The server's tools/list answer, rendered here once so that no server spends its start
+ * on it (mcp-server/tool-listing.ts): the listing module is bundled apart and run, and
+ * its answer handed to the server's bundle as a constant.
+ */
+async function renderToolListing() {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-build-'));
+  try {
+    const outfile = join(dir, 'build-listing.cjs');
+    await build({ ...nodeBundle, sourcemap: false, entryPoints: ['mcp-server/build-listing.ts'], outfile });
+    return require(outfile).listing;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1]).href) await buildAll();
 
 async function buildAll() {
   placeWasm('dist');
+  const toolListing = await renderToolListing();
 
   await Promise.all([
     build({
@@ -44,6 +62,8 @@ async function buildAll() {
       outdir: 'dist',
       // pg optionally requires pg-native; Baton uses the pure JavaScript client.
       external: ['pg-native'],
+      // A string: esbuild would turn an object into a module of its own, initialised from every other.
+      define: { BATON_TOOL_LISTING: JSON.stringify(JSON.stringify(toolListing)) },
     }),
     // The `baton` bin: starts dist/baton.js from a code cache (mcp-server/launch.ts).
     build({

@@ -103,23 +103,20 @@ export const claimFields = {
 /**
  * A tool's outputSchema: its answer fields, every one optional, plus `error`. SDK clients
  * check structuredContent against it even on refusals, so `{ error }` and short answers
- * such as `{ issue: null }` must pass. The JSON Schema is rendered as for an input, which
- * leaves objects open (no `additionalProperties`), so fields beyond those named pass too.
+ * such as `{ issue: null }` must pass. tools/list shows it open at every level
+ * (tool-listing.ts), so fields beyond those named pass too.
  */
 export function answerSchema(shape: Record<string, z.ZodType>): z.ZodObject {
   const fields: Record<string, z.ZodType> = {};
   for (const [name, schema] of Object.entries(shape)) fields[name] = schema.optional();
   fields.error = errorOutput.optional();
-  const schema = z.object(fields);
-  // Open at the top too: a field the core adds later must not fail an older client's check.
-  return schema.meta({ ...jsonSchemaOf(schema), additionalProperties: undefined });
+  return z.object(fields);
 }
 
 /**
- * The JSON Schema of `schema` as an input (objects not marked strict stay open), for
- * `.meta()`: metadata wins over what zod would render, so a schema can show itself in
- * tools/list as another one. `$schema` is left out of every tool's two schemas: the
- * keywords used mean the same in every draft, and the bytes add up over 36 schemas.
+ * The JSON Schema of `schema` as an input (objects not marked strict stay open). `$schema`
+ * is left out of every tool's two schemas: the keywords used mean the same in every
+ * draft, and the bytes add up over 36 schemas.
  */
 export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
   return { ...z.toJSONSchema(schema, { target: 'draft-7', io: 'input' }), $schema: undefined };

@@ -3,6 +3,7 @@ import packageJson from '../package.json';
 import type { ServerDeps } from './deps.js';
 import { registerWorkLoopPrompt } from './prompt.js';
 import { registerIssueResource } from './resources.js';
+import { answerToolsList } from './tool-listing.js';
 import { registerTools } from './tools/index.js';
 
 const INSTRUCTIONS =
@@ -15,7 +16,7 @@ export function createServer(deps: ServerDeps): McpServer {
     { name: 'baton', title: 'Baton', version: packageJson.version },
     { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: INSTRUCTIONS },
   );
-  registerTools(server, deps);
+  answerToolsList(server, registerTools(server, deps));
   registerIssueResource(server, deps);
   registerWorkLoopPrompt(server);
   return server;

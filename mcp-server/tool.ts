@@ -1,4 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { StoreUnavailableError, batonError } from '../shared/errors.js';
@@ -6,7 +6,6 @@ import type { Result } from '../shared/result.js';
 import type { Lease } from '../shared/types.js';
 import type { Core, ServerDeps } from './deps.js';
 import { parseInput, refusal, respond } from './respond.js';
-import { jsonSchemaOf } from './schemas.js';
 
 /** The three hints every Baton tool states. */
 export interface Hints {
@@ -28,27 +27,34 @@ export interface BatonTool<I extends z.ZodObject, T extends object> {
   leases?(value: T): readonly Lease[];
 }
 
+/** What tools/list shows of a tool (tool-listing.ts), with what the SDK registered it as. */
+export type ListedTool = Pick<BatonTool<z.ZodObject, object>, 'name' | 'description' | 'input' | 'output' | 'annotations'> &
+  Pick<RegisteredTool, 'execution'>;
+
 /**
- * Registers a tool whose input is validated here, not by the SDK: McpServer answers a
- * failed parse with bare text, and Baton answers it with INVALID_INPUT and its issues.
- * So the SDK gets an object schema that accepts any arguments but renders in tools/list
- * exactly as the tool's own strict schema.
+ * Accepts any arguments: Baton validates them itself, since McpServer answers a failed
+ * parse with bare text and Baton answers it with INVALID_INPUT and its issues. tools/list
+ * shows each tool's own strict schema instead (tool-listing.ts).
  */
+const ANY_ARGUMENTS = z.looseObject({});
+
+/** Registers a tool with the SDK, which dispatches its calls and checks its answers; returns it for tools/list. */
 export function registerBatonTool<I extends z.ZodObject, T extends object>(
   server: McpServer,
   deps: ServerDeps,
   tool: BatonTool<I, T>,
-): void {
-  server.registerTool(
+): ListedTool {
+  const registered = server.registerTool(
     tool.name,
     {
       description: tool.description,
-      inputSchema: listedAs(tool.input),
+      inputSchema: ANY_ARGUMENTS,
       outputSchema: tool.output,
       annotations: tool.annotations,
     },
     (args): Promise<CallToolResult> => handle(deps, tool, args),
   );
+  return { ...tool, execution: registered.execution };
 }
 
 async function handle<I extends z.ZodObject, T extends object>(
@@ -69,9 +75,4 @@ async function handle<I extends z.ZodObject, T extends object>(
     }
     throw error;
   }
-}
-
-/** An object schema that parses anything and shows itself in JSON Schema as `strict` does. */
-function listedAs(strict: z.ZodObject) {
-  return z.looseObject({}).meta(jsonSchemaOf(strict));
 }

@@ -4,7 +4,7 @@ import { LIMITS } from '../../shared/limits.js';
 import type { ServerDeps } from '../deps.js';
 import { eventLine } from '../render.js';
 import { answerSchema, eventOutput, keyInput } from '../schemas.js';
-import { registerBatonTool } from '../tool.js';
+import { type ListedTool, registerBatonTool } from '../tool.js';
 
 export const activityInput = z.strictObject({
   key: keyInput.optional().describe('Only this issue\'s events; all issues when omitted.'),
@@ -14,8 +14,8 @@ export const activityInput = z.strictObject({
 export const activityOutput = answerSchema({ events: z.array(eventOutput) });
 
 /** Reads the activity log. */
-export function registerActivityTool(server: McpServer, deps: ServerDeps): void {
-  registerBatonTool(server, deps, {
+export function registerActivityTool(server: McpServer, deps: ServerDeps): ListedTool {
+  return registerBatonTool(server, deps, {
     name: 'activity',
     description: 'The activity log, newest first: claims, renewals by checkpoint, reclaims, releases, status changes, comments.',
     input: activityInput,

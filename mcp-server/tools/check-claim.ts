@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ClaimStatus } from '../../shared/types.js';
 import type { ServerDeps } from '../deps.js';
 import { answerSchema, keyInput, optionalClaimTokenInput } from '../schemas.js';
-import { registerBatonTool } from '../tool.js';
+import { type ListedTool, registerBatonTool } from '../tool.js';
 
 export const checkClaimInput = z.strictObject({
   key: keyInput,
@@ -27,8 +27,8 @@ function render(status: ClaimStatus): string {
 }
 
 /** Reads who holds an issue's lease; renews nothing. */
-export function registerCheckClaimTool(server: McpServer, deps: ServerDeps): void {
-  registerBatonTool(server, deps, {
+export function registerCheckClaimTool(server: McpServer, deps: ServerDeps): ListedTool {
+  return registerBatonTool(server, deps, {
     name: 'check_claim',
     description:
       'Who holds an issue\'s lease and until when; renews nothing. youHold: this session holds it. ' +

@@ -12,7 +12,7 @@ import {
   stateInput,
   textInput,
 } from '../schemas.js';
-import { registerBatonTool } from '../tool.js';
+import { type ListedTool, registerBatonTool } from '../tool.js';
 
 export const checkpointInput = z.strictObject({
   key: keyInput,
@@ -24,8 +24,8 @@ export const checkpointInput = z.strictObject({
 export const checkpointOutputSchema = answerSchema({ lease: leaseOutput, checkpoint: checkpointOutput });
 
 /** Records progress and renews the lease. */
-export function registerCheckpointTool(server: McpServer, deps: ServerDeps): void {
-  registerBatonTool(server, deps, {
+export function registerCheckpointTool(server: McpServer, deps: ServerDeps): ListedTool {
+  return registerBatonTool(server, deps, {
     name: 'checkpoint',
     description:
       'Record progress and renew the lease (same reset as heartbeat). Call at each milestone. The checkpoint ' +

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ServerDeps } from '../deps.js';
 import { claimText } from '../render.js';
 import { answerSchema, claimFields, keyInput, optionalClaimTokenInput, roleInput } from '../schemas.js';
-import { registerBatonTool } from '../tool.js';
+import { type ListedTool, registerBatonTool } from '../tool.js';
 
 export const claimIssueInput = z.strictObject({
   key: keyInput,
@@ -16,8 +16,8 @@ export const claimIssueInput = z.strictObject({
 export const claimIssueOutput = answerSchema(claimFields);
 
 /** Claims one issue by key, or takes a lease over after a restart. */
-export function registerClaimIssueTool(server: McpServer, deps: ServerDeps): void {
-  registerBatonTool(server, deps, {
+export function registerClaimIssueTool(server: McpServer, deps: ServerDeps): ListedTool {
+  return registerBatonTool(server, deps, {
     name: 'claim_issue',
     description:
       'Claim one issue by key (answers like next_issue); for an issue you hold, returns your lease again. After a ' +

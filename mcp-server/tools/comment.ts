@@ -4,7 +4,7 @@ import { LIMITS } from '../../shared/limits.js';
 import type { ServerDeps } from '../deps.js';
 import { commentLine } from '../render.js';
 import { answerSchema, commentOutput, keyInput, textInput } from '../schemas.js';
-import { registerBatonTool } from '../tool.js';
+import { type ListedTool, registerBatonTool } from '../tool.js';
 
 export const commentInput = z.strictObject({
   key: keyInput,
@@ -14,8 +14,8 @@ export const commentInput = z.strictObject({
 export const commentOutputSchema = answerSchema({ comment: commentOutput });
 
 /** Adds a comment to an issue. */
-export function registerCommentTool(server: McpServer, deps: ServerDeps): void {
-  registerBatonTool(server, deps, {
+export function registerCommentTool(server: McpServer, deps: ServerDeps): ListedTool {
+  return registerBatonTool(server, deps, {
     name: 'comment',
     description: 'Add a comment to an issue: a note for people or the next agent. It does not renew your lease.',
     input: commentInput,

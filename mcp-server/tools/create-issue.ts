@@ -4,7 +4,7 @@ import { LIMITS } from '../../shared/limits.js';
 import type { ServerDeps } from '../deps.js';
 import { issueLine } from '../render.js';
 import { answerSchema, bodyInput, issueOutput, keyInput, labelsInput, priorityInput, titleInput } from '../schemas.js';
-import { registerBatonTool } from '../tool.js';
+import { type ListedTool, registerBatonTool } from '../tool.js';
 
 export const createIssueInput = z.strictObject({
   title: titleInput.describe(`One line, at most ${LIMITS.title} characters.`),
@@ -18,8 +18,8 @@ export const createIssueInput = z.strictObject({
 export const createIssueOutput = answerSchema({ issue: issueOutput });
 
 /** Creates an issue. */
-export function registerCreateIssueTool(server: McpServer, deps: ServerDeps): void {
-  registerBatonTool(server, deps, {
+export function registerCreateIssueTool(server: McpServer, deps: ServerDeps): ListedTool {
+  return registerBatonTool(server, deps, {
     name: 'create_issue',
     description:
       'Create an issue in todo (e.g. follow-up work you found). It is not claimed. NOT_FOUND: a blockedBy or ' +

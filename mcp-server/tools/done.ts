@@ -4,7 +4,7 @@ import { LIMITS } from '../../shared/limits.js';
 import type { ServerDeps } from '../deps.js';
 import { issueLine } from '../render.js';
 import { answerSchema, claimTokenInput, issueOutput, keyInput, textInput } from '../schemas.js';
-import { registerBatonTool } from '../tool.js';
+import { type ListedTool, registerBatonTool } from '../tool.js';
 
 export const doneInput = z.strictObject({
   key: keyInput,
@@ -15,8 +15,8 @@ export const doneInput = z.strictObject({
 export const doneOutput = answerSchema({ issue: issueOutput });
 
 /** Finishes an issue. */
-export function registerDoneTool(server: McpServer, deps: ServerDeps): void {
-  registerBatonTool(server, deps, {
+export function registerDoneTool(server: McpServer, deps: ServerDeps): ListedTool {
+  return registerBatonTool(server, deps, {
     name: 'done',
     description:
       'Finish the issue once the work is committed on its branch: status done (review if the repository ' +

@@ -11,7 +11,7 @@ import {
   leaseOutput,
   relationsOutput,
 } from '../schemas.js';
-import { registerBatonTool } from '../tool.js';
+import { type ListedTool, registerBatonTool } from '../tool.js';
 
 export const getIssueInput = z.strictObject({ key: keyInput });
 
@@ -39,8 +39,8 @@ export function issueDetailText(detail: IssueDetail): string {
 }
 
 /** Reads one issue in full. */
-export function registerGetIssueTool(server: McpServer, deps: ServerDeps): void {
-  registerBatonTool(server, deps, {
+export function registerGetIssueTool(server: McpServer, deps: ServerDeps): ListedTool {
+  return registerBatonTool(server, deps, {
     name: 'get_issue',
     description:
       'Read one issue in full (body, lease, checkpoint, relations, every comment, the 50 latest events), e.g. ' +

@@ -3,15 +3,15 @@ import { z } from 'zod';
 import type { ServerDeps } from '../deps.js';
 import { leaseLines } from '../render.js';
 import { answerSchema, claimTokenInput, keyInput, leaseOutput } from '../schemas.js';
-import { registerBatonTool } from '../tool.js';
+import { type ListedTool, registerBatonTool } from '../tool.js';
 
 export const heartbeatInput = z.strictObject({ key: keyInput, claimToken: claimTokenInput });
 
 export const heartbeatOutput = answerSchema({ lease: leaseOutput });
 
 /** Renews a lease. */
-export function registerHeartbeatTool(server: McpServer, deps: ServerDeps): void {
-  registerBatonTool(server, deps, {
+export function registerHeartbeatTool(server: McpServer, deps: ServerDeps): ListedTool {
+  return registerBatonTool(server, deps, {
     name: 'heartbeat',
     description:
       'Renew your lease: expiry becomes now + lease length (a reset, not added on). Call about every third of the ' +

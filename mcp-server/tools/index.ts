@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ServerDeps } from '../deps.js';
+import type { ListedTool } from '../tool.js';
 import { registerActivityTool } from './activity.js';
 import { registerCheckClaimTool } from './check-claim.js';
 import { registerCheckpointTool } from './checkpoint.js';
@@ -19,24 +20,26 @@ import { registerReviewTool } from './review.js';
 import { registerSubmitForReviewTool } from './submit-for-review.js';
 import { registerUpdateIssueTool } from './update-issue.js';
 
-/** Every tool of PROTOCOL.md section 5, in the order tools/list shows them. */
-export function registerTools(server: McpServer, deps: ServerDeps): void {
-  registerNextIssueTool(server, deps);
-  registerNextBatchTool(server, deps);
-  registerClaimIssueTool(server, deps);
-  registerCheckClaimTool(server, deps);
-  registerHeartbeatTool(server, deps);
-  registerCheckpointTool(server, deps);
-  registerReleaseTool(server, deps);
-  registerDoneTool(server, deps);
-  registerSubmitForReviewTool(server, deps);
-  registerReviewTool(server, deps);
-  registerCreateIssueTool(server, deps);
-  registerUpdateIssueTool(server, deps);
-  registerGetIssueTool(server, deps);
-  registerListIssuesTool(server, deps);
-  registerRelateTool(server, deps);
-  registerCommentTool(server, deps);
-  registerListClaimsTool(server, deps);
-  registerActivityTool(server, deps);
+/** Registers every tool of PROTOCOL.md section 5; returns them in the order tools/list shows them. */
+export function registerTools(server: McpServer, deps: ServerDeps): ListedTool[] {
+  return [
+    registerNextIssueTool(server, deps),
+    registerNextBatchTool(server, deps),
+    registerClaimIssueTool(server, deps),
+    registerCheckClaimTool(server, deps),
+    registerHeartbeatTool(server, deps),
+    registerCheckpointTool(server, deps),
+    registerReleaseTool(server, deps),
+    registerDoneTool(server, deps),
+    registerSubmitForReviewTool(server, deps),
+    registerReviewTool(server, deps),
+    registerCreateIssueTool(server, deps),
+    registerUpdateIssueTool(server, deps),
+    registerGetIssueTool(server, deps),
+    registerListIssuesTool(server, deps),
+    registerRelateTool(server, deps),
+    registerCommentTool(server, deps),
+    registerListClaimsTool(server, deps),
+    registerActivityTool(server, deps),
+  ];
 }

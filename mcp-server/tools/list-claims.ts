@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ServerDeps } from '../deps.js';
 import { claimViewLine } from '../render.js';
 import { answerSchema } from '../schemas.js';
-import { registerBatonTool } from '../tool.js';
+import { type ListedTool, registerBatonTool } from '../tool.js';
 
 export const listClaimsInput = z.strictObject({});
 
@@ -19,8 +19,8 @@ const claimOutput = z.object({
 export const listClaimsOutput = answerSchema({ claims: z.array(claimOutput) });
 
 /** Lists every live lease. */
-export function registerListClaimsTool(server: McpServer, deps: ServerDeps): void {
-  registerBatonTool(server, deps, {
+export function registerListClaimsTool(server: McpServer, deps: ServerDeps): ListedTool {
+  return registerBatonTool(server, deps, {
     name: 'list_claims',
     description: 'Every live lease: who holds which issue, on which branch and worktree, until when, with its checkpoint.',
     input: listClaimsInput,

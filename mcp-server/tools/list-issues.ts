@@ -4,7 +4,7 @@ import { LIMITS } from '../../shared/limits.js';
 import type { ServerDeps } from '../deps.js';
 import { summaryLine } from '../render.js';
 import { answerSchema, issueOutput, statusInput } from '../schemas.js';
-import { registerBatonTool } from '../tool.js';
+import { type ListedTool, registerBatonTool } from '../tool.js';
 
 export const listIssuesInput = z.strictObject({
   status: statusInput.optional().describe('Only this status.'),
@@ -21,8 +21,8 @@ export const listIssuesOutput = answerSchema({
 });
 
 /** Lists issues, filtered and paged. */
-export function registerListIssuesTool(server: McpServer, deps: ServerDeps): void {
-  registerBatonTool(server, deps, {
+export function registerListIssuesTool(server: McpServer, deps: ServerDeps): ListedTool {
+  return registerBatonTool(server, deps, {
     name: 'list_issues',
     description: 'List issues, newest first, filtered; page on with nextCursor. Bodies are left out: get_issue reads one.',
     input: listIssuesInput,

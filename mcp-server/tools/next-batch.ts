@@ -4,7 +4,7 @@ import { LIMITS } from '../../shared/limits.js';
 import type { ServerDeps } from '../deps.js';
 import { claimText } from '../render.js';
 import { answerSchema, claimFields, labelsInput, requestIdInput } from '../schemas.js';
-import { registerBatonTool } from '../tool.js';
+import { type ListedTool, registerBatonTool } from '../tool.js';
 
 export const nextBatchInput = z.strictObject({
   max: z.number().int().min(1).max(LIMITS.batchMax).describe(`How many issues at most (1…${LIMITS.batchMax}).`),
@@ -15,8 +15,8 @@ export const nextBatchInput = z.strictObject({
 export const nextBatchOutput = answerSchema({ items: z.array(z.object(claimFields)) });
 
 /** Claims several independent ready issues in one atomic step. */
-export function registerNextBatchTool(server: McpServer, deps: ServerDeps): void {
-  registerBatonTool(server, deps, {
+export function registerNextBatchTool(server: McpServer, deps: ServerDeps): ListedTool {
+  return registerBatonTool(server, deps, {
     name: 'next_batch',
     description:
       'Claim up to max ready issues at once, in dispatch order, none blocking another, so they can be worked in ' +

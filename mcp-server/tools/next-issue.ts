@@ -5,7 +5,7 @@ import type { ClaimResult } from '../../shared/types.js';
 import type { ServerDeps } from '../deps.js';
 import { claimText } from '../render.js';
 import { answerSchema, claimFields, issueOutput, labelsInput, requestIdInput, roleInput } from '../schemas.js';
-import { registerBatonTool } from '../tool.js';
+import { type ListedTool, registerBatonTool } from '../tool.js';
 
 export const nextIssueInput = z.strictObject({
   labels: labelsInput.optional().describe('Only issues carrying all of these labels.'),
@@ -16,8 +16,8 @@ export const nextIssueInput = z.strictObject({
 export const nextIssueOutput = answerSchema({ ...claimFields, issue: issueOutput.nullable() });
 
 /** Claims the next ready issue in dispatch order. */
-export function registerNextIssueTool(server: McpServer, deps: ServerDeps): void {
-  registerBatonTool(server, deps, {
+export function registerNextIssueTool(server: McpServer, deps: ServerDeps): ListedTool {
+  return registerBatonTool(server, deps, {
     name: 'next_issue',
     description:
       'Call when you need work: claims the most urgent ready issue. The answer has claimToken (keep it: every lease call needs it), the ' +

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ServerDeps } from '../deps.js';
 import { issueLine, relationLines } from '../render.js';
 import { answerSchema, issueOutput, keyInput, relationsOutput, relationTypeInput } from '../schemas.js';
-import { registerBatonTool } from '../tool.js';
+import { type ListedTool, registerBatonTool } from '../tool.js';
 
 export const relateInput = z.strictObject({
   key: keyInput,
@@ -15,8 +15,8 @@ export const relateInput = z.strictObject({
 export const relateOutput = answerSchema({ issue: issueOutput, relations: relationsOutput });
 
 /** Adds or removes a relation between two issues. */
-export function registerRelateTool(server: McpServer, deps: ServerDeps): void {
-  registerBatonTool(server, deps, {
+export function registerRelateTool(server: McpServer, deps: ServerDeps): ListedTool {
+  return registerBatonTool(server, deps, {
     name: 'relate',
     description: 'Add or remove a relation between two issues. A blocked issue is not dispatched until its blockers are done. CYCLE: refused, it would make a dependency cycle.',
     input: relateInput,

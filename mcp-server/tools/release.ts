@@ -4,7 +4,7 @@ import { LIMITS } from '../../shared/limits.js';
 import type { ServerDeps } from '../deps.js';
 import { issueLine } from '../render.js';
 import { answerSchema, claimTokenInput, issueOutput, keyInput, textInput } from '../schemas.js';
-import { registerBatonTool } from '../tool.js';
+import { type ListedTool, registerBatonTool } from '../tool.js';
 
 export const releaseInput = z.strictObject({
   key: keyInput,
@@ -15,8 +15,8 @@ export const releaseInput = z.strictObject({
 export const releaseOutput = answerSchema({ issue: issueOutput });
 
 /** Gives an unfinished issue back. */
-export function registerReleaseTool(server: McpServer, deps: ServerDeps): void {
-  registerBatonTool(server, deps, {
+export function registerReleaseTool(server: McpServer, deps: ServerDeps): ListedTool {
+  return registerBatonTool(server, deps, {
     name: 'release',
     description:
       'Stop working on an unfinished issue: the lease ends, status stays doing and anyone may claim it; ' +

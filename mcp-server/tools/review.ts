@@ -4,7 +4,7 @@ import { LIMITS } from '../../shared/limits.js';
 import type { ServerDeps } from '../deps.js';
 import { issueLine } from '../render.js';
 import { answerSchema, claimTokenInput, issueOutput, keyInput, textInput } from '../schemas.js';
-import { registerBatonTool } from '../tool.js';
+import { type ListedTool, registerBatonTool } from '../tool.js';
 
 export const reviewInput = z.strictObject({
   key: keyInput,
@@ -16,8 +16,8 @@ export const reviewInput = z.strictObject({
 export const reviewOutput = answerSchema({ issue: issueOutput });
 
 /** Records a reviewer's verdict. */
-export function registerReviewTool(server: McpServer, deps: ServerDeps): void {
-  registerBatonTool(server, deps, {
+export function registerReviewTool(server: McpServer, deps: ServerDeps): ListedTool {
+  return registerBatonTool(server, deps, {
     name: 'review',
     description:
       'Give the verdict on an issue in review that you claimed as reviewer (next_issue or claim_issue with ' +

@@ -4,7 +4,7 @@ import { LIMITS } from '../../shared/limits.js';
 import type { ServerDeps } from '../deps.js';
 import { issueLine } from '../render.js';
 import { answerSchema, claimTokenInput, issueOutput, keyInput, textInput } from '../schemas.js';
-import { registerBatonTool } from '../tool.js';
+import { type ListedTool, registerBatonTool } from '../tool.js';
 
 export const submitForReviewInput = z.strictObject({
   key: keyInput,
@@ -15,8 +15,8 @@ export const submitForReviewInput = z.strictObject({
 export const submitForReviewOutput = answerSchema({ issue: issueOutput });
 
 /** Hands finished work to a reviewer. */
-export function registerSubmitForReviewTool(server: McpServer, deps: ServerDeps): void {
-  registerBatonTool(server, deps, {
+export function registerSubmitForReviewTool(server: McpServer, deps: ServerDeps): ListedTool {
+  return registerBatonTool(server, deps, {
     name: 'submit_for_review',
     description:
       'Hand finished work to a reviewer: status review, your lease is released. Errors as done.',

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ServerDeps } from '../deps.js';
 import { issueLine } from '../render.js';
 import { answerSchema, bodyInput, issueOutput, keyInput, labelsInput, priorityInput, statusInput, titleInput } from '../schemas.js';
-import { registerBatonTool } from '../tool.js';
+import { type ListedTool, registerBatonTool } from '../tool.js';
 
 export const updateIssueInput = z.strictObject({
   key: keyInput,
@@ -17,8 +17,8 @@ export const updateIssueInput = z.strictObject({
 export const updateIssueOutput = answerSchema({ issue: issueOutput });
 
 /** Edits an issue's fields. */
-export function registerUpdateIssueTool(server: McpServer, deps: ServerDeps): void {
-  registerBatonTool(server, deps, {
+export function registerUpdateIssueTool(server: McpServer, deps: ServerDeps): ListedTool {
+  return registerBatonTool(server, deps, {
     name: 'update_issue',
     description: 'Change an issue\'s fields. Needs no lease and renews none.',
     input: updateIssueInput,

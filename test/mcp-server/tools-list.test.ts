@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openHarness } from '../helpers/core.js';
+import { makeRepo } from '../helpers/git.js';
 import { type InProcessServer, inProcessServer } from '../helpers/inProcessServer.js';
+import { spawnServer } from '../helpers/spawnServer.js';
 
 const TOOLS = [
   'next_issue',
@@ -79,5 +81,23 @@ describe('tools/list', () => {
     const { tools } = await server.client.listTools();
     const readOnly = tools.filter((t) => t.annotations?.readOnlyHint).map((t) => t.name).sort();
     expect(readOnly).toEqual(['activity', 'check_claim', 'get_issue', 'list_claims', 'list_issues']);
+  });
+
+  it('lists output schemas open at every level, so that fields added later pass older clients', async () => {
+    const { tools } = await server.client.listTools();
+    for (const tool of tools) {
+      expect(JSON.stringify(tool.outputSchema), tool.name).not.toContain('additionalProperties');
+    }
+  });
+
+  it('answers from the bundle exactly as from the sources', async () => {
+    const repo = makeRepo();
+    const built = await spawnServer({ cwd: repo.main, env: { BATON_AGENT: 'lister' } });
+    try {
+      expect(await built.client.listTools()).toEqual(await server.client.listTools());
+    } finally {
+      await built.close();
+      repo.remove();
+    }
   });
 });
