@@ -30,9 +30,9 @@ export function listTools(tools: readonly ListedTool[]): Tool[] {
 }
 
 /**
- * Answers tools/list with the listing of `tools`. Rendering 36 schemas as JSON Schema takes
- * a new server ~30 ms, every one of them before its first tools/list answer; the bundle
- * carries the listing already rendered, and a server run from the sources renders it once.
+ * Answers tools/list with the listing of `tools`. Rendering the 36 schemas as JSON Schema
+ * cost a new server ~30 ms before its first answer, so the bundle carries the listing
+ * already rendered; a server run from the sources renders it once, when first asked.
  */
 export function answerToolsList(server: McpServer, tools: readonly ListedTool[]): void {
   let listing: Tool[] | undefined = typeof BATON_TOOL_LISTING === 'undefined' ? undefined : JSON.parse(BATON_TOOL_LISTING);
