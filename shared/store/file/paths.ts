@@ -8,6 +8,8 @@ export interface StorePaths {
   readonly log: string;
   /** The folder of the cross-process lock (owner file, queue tickets, break lock). */
   readonly lockDir: string;
+  /** Where the server that writes for the others listens (see shared/forwarding). */
+  readonly socket: string;
   /** The folder holding all of them. */
   readonly dir: string;
   /** File-name prefix of temporary files, so leftovers of killed writers can be found. */
@@ -21,6 +23,7 @@ export function storePaths(path: string): StorePaths {
     snapshot,
     log: `${snapshot}-log`,
     lockDir: `${snapshot}.lock`,
+    socket: `${snapshot}.sock`,
     dir: dirname(snapshot),
     tmpPrefix: `${basename(snapshot)}.tmp-`,
   };

@@ -1,0 +1,72 @@
+import { Baton } from '../baton.js';
+import type { Result } from '../result.js';
+import { SessionTokens, type TokenChange } from '../rules/leases.js';
+import { placeholders } from '../rules/rows.js';
+import type { Store, Tx } from '../store/store.js';
+import { seal, unseal } from './seal.js';
+import type { RequestTag, WriteAnswer, WriteRequest } from './wire.js';
+
+/** How long the record of a forwarded write is kept when its caller never confirms it. */
+export const FORWARDED_KEPT_MS = 10 * 60_000;
+
+interface Sealed {
+  result: Result<unknown>;
+  tokens: TokenChange[];
+}
+
+/**
+ * Runs a forwarded write on `store`, exactly once however many times it is run: by the
+ * server that writes for its caller, or by the caller itself when that server went away
+ * mid-call. Both run it the same way, so whichever commits first decides, and the other
+ * answers what it recorded.
+ */
+export async function runTagged(store: Store, request: WriteRequest): Promise<WriteAnswer> {
+  const changes: TokenChange[] = [];
+  const tokens = new SessionTokens(request.tokens, changes);
+  const baton = new Baton({ store: taggedStore(store, request.tag, tokens, changes), caller: request.caller, config: request.config, tokens });
+  const operation = baton[request.op] as (...args: unknown[]) => Promise<Result<unknown>>;
+  const result = await operation.apply(baton, request.args);
+  return { seq: request.seq, result, tokens: changes };
+}
+
+/**
+ * The store as one forwarded write sees it. Its one transaction that writes first looks
+ * for the request's record: found, the write already committed and its sealed answer is
+ * answered again (and the tokens it changed changed again); not found, the write runs,
+ * and if it commits, its record commits with it.
+ */
+function taggedStore(store: Store, tag: RequestTag, tokens: SessionTokens, changes: TokenChange[]): Store {
+  const key = Buffer.from(tag.key, 'base64');
+  let wrote = false;
+  return {
+    backend: store.backend,
+    location: store.location,
+    read: (fn) => store.read(fn),
+    version: () => store.version(),
+    analyze: () => store.analyze(),
+    info: () => store.info(),
+    // The store outlives the request.
+    close: async () => {},
+    write<T>(fn: (tx: Tx) => Promise<Result<T>>): Promise<Result<T>> {
+      // One record answers for one transaction: every write operation of Baton has one.
+      if (wrote) throw new Error('a forwarded operation may write once');
+      wrote = true;
+      return store.write(async (tx) => {
+        const done = await tx.get<{ answer: string }>('SELECT answer FROM forwarded WHERE id = ?', [tag.id]);
+        if (done) {
+          const sealed = unseal(key, done.answer) as Sealed;
+          tokens.apply(sealed.tokens);
+          return sealed.result as Result<T>;
+        }
+        const before = changes.length;
+        const result = await fn(tx);
+        if (!result.ok) return result;
+        const confirmed = tag.confirmed.length > 0 ? ` OR id IN (${placeholders(tag.confirmed.length)})` : '';
+        await tx.run(`DELETE FROM forwarded WHERE at < ?${confirmed}`, [tx.now - FORWARDED_KEPT_MS, ...tag.confirmed]);
+        const answer: Sealed = { result, tokens: changes.slice(before) };
+        await tx.run('INSERT INTO forwarded (id, answer, at) VALUES (?, ?, ?)', [tag.id, seal(key, answer), tx.now]);
+        return result;
+      });
+    },
+  };
+}
