@@ -10,7 +10,8 @@ export class LogProblem extends Error {}
 
 /** What reading the log's new bytes found. */
 export type LogRead =
-  | { kind: 'records'; records: LogRecord[] }
+  /** `more`: the read stopped at its byte limit, before `size`; read again for the rest. */
+  | { kind: 'records'; records: LogRecord[]; more: boolean }
   /** Bytes this process already applied are gone (a failed append was cut back): reload. */
   | { kind: 'rewound' };
 
@@ -107,32 +108,45 @@ export class LogFile {
    * process that had already applied it must start over from the snapshot. Throws
    * `LogProblem` for a damaged record with complete records after it.
    */
-  readNew(size: number, skipThrough: number): LogRead {
+  readNew(size: number, skipThrough: number, maxBytes = Infinity): LogRead {
     // Same size means nothing new, unless a torn tail was there: a writer may have cut it
     // off and appended a record of exactly its length.
-    if (size === this.seenSize && size === this.validEnd) return { kind: 'records', records: [] };
+    if (size === this.seenSize && size === this.validEnd) return { kind: 'records', records: [], more: false };
     if (size < this.validEnd) return { kind: 'rewound' };
     const from = this.last ? this.last.start : this.validEnd;
-    const bytes = readAt(this.fs, this.fd, size - from, from);
-    let skip = 0;
-    if (this.last) {
-      if (bytes.length < RECORD_HEADER_SIZE || bytes.readUInt32LE(4) !== this.last.crc || Number(bytes.readBigUInt64LE(8)) !== this.last.seq) {
-        return { kind: 'rewound' };
-      }
-      skip = this.validEnd - from;
+    let end = Math.min(size, this.validEnd + maxBytes);
+    let read = this.readRecords(from, end, skipThrough);
+    // A record longer than the limit: widen the stretch until it holds the record whole.
+    while (read !== 'rewound' && read.records.length === 0 && end < size) {
+      end = Math.min(size, this.validEnd + 2 * (end - this.validEnd));
+      read = this.readRecords(from, end, skipThrough);
     }
-    const { records, validEnd, damagedAt } = decodeRecords(bytes.subarray(skip), from + skip, this.lastSeq, skipThrough);
+    if (read === 'rewound') return { kind: 'rewound' };
+    const { records, validEnd, damagedAt } = read;
     if (damagedAt !== undefined) {
       throw new LogProblem(
         `the record at byte ${damagedAt} is damaged and complete records follow it; ` +
           'Baton will neither skip it nor cut off what follows: restore the file from a backup',
       );
     }
-    this.seenSize = size;
+    this.seenSize = end;
     this.validEnd = validEnd;
     const newest = records[records.length - 1];
     if (newest) this.last = { seq: newest.seq, crc: newest.crc, start: newest.start };
-    return { kind: 'records', records };
+    return { kind: 'records', records, more: end < size };
+  }
+
+  /** Decodes the records between `from` and `end`, after checking that the last one returned is still in place. */
+  private readRecords(from: number, end: number, skipThrough: number): ReturnType<typeof decodeRecords> | 'rewound' {
+    const bytes = readAt(this.fs, this.fd, end - from, from);
+    let skip = 0;
+    if (this.last) {
+      if (bytes.length < RECORD_HEADER_SIZE || bytes.readUInt32LE(4) !== this.last.crc || Number(bytes.readBigUInt64LE(8)) !== this.last.seq) {
+        return 'rewound';
+      }
+      skip = this.validEnd - from;
+    }
+    return decodeRecords(bytes.subarray(skip), from + skip, this.lastSeq, skipThrough);
   }
 
   /** The current size of this generation, read through the open descriptor. */

@@ -15,6 +15,14 @@ import { Statements } from './statements.js';
 /** How often catching up may start over from the snapshot before the files are judged inconsistent. */
 const MAX_RELOADS = 3;
 
+/**
+ * Bytes of log read and replayed at a time. A copy far behind (a process opening a log
+ * near the compaction threshold, or one that has not read for a while) would otherwise
+ * hold the whole stretch, decoded, at once: measured, opening a 7 MB log took a process
+ * to 130 MB.
+ */
+const CATCH_UP_BYTES = 1 << 20;
+
 /** A replayed statement failed: this copy and the writer's disagree. */
 class ReplayError extends Error {}
 
@@ -165,20 +173,24 @@ export class Replica {
     return log;
   }
 
+  /** Reads and applies the log up to `size`, a bounded stretch at a time. */
   private readFrom(log: LogFile, size: number): 'ok' | 'reload' {
-    let read: LogRead;
-    try {
-      read = log.readNew(size, this.appliedSeq);
-    } catch (error) {
-      if (error instanceof LogProblem) throw new StoreUnavailableError(this.paths.log, error.message);
-      throw error;
+    for (;;) {
+      let read: LogRead;
+      try {
+        read = log.readNew(size, this.appliedSeq, CATCH_UP_BYTES);
+      } catch (error) {
+        if (error instanceof LogProblem) throw new StoreUnavailableError(this.paths.log, error.message);
+        throw error;
+      }
+      if (read.kind === 'rewound' || !this.continuedBy(log, read.records)) return 'reload';
+      const fresh = read.records.filter((record) => record.seq > this.appliedSeq);
+      let upTo = 0;
+      while (upTo < fresh.length && fresh[upTo].seq === this.appliedSeq + upTo + 1) upTo++;
+      if (upTo > 0) this.apply(fresh.slice(0, upTo));
+      if (upTo < fresh.length) return 'reload';
+      if (!read.more) return 'ok';
     }
-    if (read.kind === 'rewound' || !this.continuedBy(log, read.records)) return 'reload';
-    const fresh = read.records.filter((record) => record.seq > this.appliedSeq);
-    let upTo = 0;
-    while (upTo < fresh.length && fresh[upTo].seq === this.appliedSeq + upTo + 1) upTo++;
-    if (upTo > 0) this.apply(fresh.slice(0, upTo));
-    return upTo === fresh.length ? 'ok' : 'reload';
   }
 
   /**

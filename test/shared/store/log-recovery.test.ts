@@ -5,6 +5,8 @@ import { BATON_APPLICATION_ID, SQLITE_MIGRATIONS } from '../../../shared/store/s
 import { ManualClock } from '../../../shared/clock.js';
 import { StoreUnavailableError } from '../../../shared/errors.js';
 import type { FileSystem } from '../../../shared/store/file/index.js';
+import { nodeFileSystem } from '../../../shared/store/file/file-system.js';
+import { LogFile } from '../../../shared/store/file/log-file.js';
 import { encodeRecord } from '../../../shared/store/file/log-format.js';
 import { loadSqlJs } from '../../../shared/store/file/sql-js.js';
 import { addComment, commentTexts } from './helpers.js';
@@ -333,5 +335,77 @@ describe('operation log recovery', () => {
     expect((await a.info()).schemaVersion).toBe(SQLITE_MIGRATIONS.length);
     await addComment(a, 'on the new schema');
     expect(await commentTexts(await open())).toEqual(['on the new schema']);
+  });
+});
+
+describe('catching up a stretch of the log at a time', () => {
+  /** Every record of the log, read through `readNew` with at most `maxBytes` at a time. */
+  function readAll(maxBytes: number) {
+    const log = LogFile.open(nodeFileSystem, `${scratch.path}-log`)!;
+    try {
+      const size = log.size();
+      const records = [];
+      let reads = 0;
+      for (;;) {
+        const read = log.readNew(size, 0, maxBytes);
+        if (read.kind !== 'records') throw new Error('rewound');
+        records.push(...read.records);
+        reads++;
+        if (!read.more) return { records: records.map((r) => [r.seq, r.start, r.end, r.statements]), reads, torn: log.tornBytes };
+      }
+    } finally {
+      log.close();
+    }
+  }
+
+  test('finds the same records in stretches as in one read, a record longer than a stretch included', async () => {
+    const a = await open();
+    for (let i = 0; i < 20; i++) await addComment(a, `comment ${i}`);
+    await addComment(a, 'x'.repeat(5_000));
+    await addComment(a, 'after the long one');
+    const whole = readAll(Infinity);
+    expect(whole.records).toHaveLength(22);
+    const stretched = readAll(300);
+    expect(stretched.records).toEqual(whole.records);
+    expect(stretched.reads).toBeGreaterThan(10);
+  });
+
+  test('a copy more than a stretch behind catches up on all of it', async () => {
+    const a = await open();
+    await addComment(a, 'seen by both');
+    const b = await open();
+    const texts = ['seen by both'];
+    for (let i = 0; i < 400; i++) {
+      texts.push(`${i} ${'z'.repeat(4_000)}`);
+      await addComment(a, texts[texts.length - 1]);
+    }
+    expect(statSync(`${scratch.path}-log`).size).toBeGreaterThan(1.5 * 1024 * 1024);
+    expect(await commentTexts(b)).toEqual(texts);
+    expect(await commentTexts(await open())).toEqual(texts);
+  });
+
+  test('a torn tail after the last stretch stays a torn tail', async () => {
+    const a = await open();
+    for (let i = 0; i < 10; i++) await addComment(a, `comment ${i}`);
+    const record = encodeRecord(12, [['INSERT INTO comments (issue_id, text, agent, at) VALUES (1, ?, ?, 0)', ['torn', 'x']]]);
+    appendFileSync(`${scratch.path}-log`, record.subarray(0, record.length - 7));
+    const stretched = readAll(200);
+    expect(stretched.records).toEqual(readAll(Infinity).records);
+    expect(stretched.torn).toBe(record.length - 7);
+  });
+
+  test('damage with complete records after it is found when a stretch ends inside the damaged record', async () => {
+    const a = await open();
+    const starts: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      starts.push(statSync(`${scratch.path}-log`).size);
+      await addComment(a, `comment ${i} ${'y'.repeat(100)}`);
+    }
+    const path = `${scratch.path}-log`;
+    const bytes = readFileSync(path);
+    bytes[starts[3] + 40] ^= 0x20;
+    writeFileSync(path, bytes);
+    // The first stretch ends in the middle of the damaged record.
+    expect(() => readAll(starts[3] + 30 - starts[0])).toThrow(/damaged and complete records follow it/);
   });
 });
