@@ -106,7 +106,9 @@ export class LogFile {
    * `size`. Before trusting the new bytes it checks that the last record it returned is
    * still in place: an append whose fsync failed is cut back by its writer, and a
    * process that had already applied it must start over from the snapshot. Throws
-   * `LogProblem` for a damaged record with complete records after it.
+   * `LogProblem` for a damaged record with complete records after it. Reads at most
+   * `maxBytes` past the last complete record (more only for a record longer than that)
+   * and says whether bytes up to `size` remain.
    */
   readNew(size: number, skipThrough: number, maxBytes = Infinity): LogRead {
     // Same size means nothing new, unless a torn tail was there: a writer may have cut it
