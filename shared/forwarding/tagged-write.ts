@@ -3,6 +3,8 @@ import type { Result } from '../result.js';
 import { SessionTokens, type TokenChange } from '../rules/leases.js';
 import { placeholders } from '../rules/rows.js';
 import type { Store, Tx } from '../store/store.js';
+import { storePaths } from '../store/file/paths.js';
+import { AnswerFiles } from './answer-files.js';
 import { seal, unseal } from './seal.js';
 import type { RequestTag, WriteAnswer, WriteRequest } from './wire.js';
 
@@ -34,9 +36,15 @@ export async function runTagged(store: Store, request: WriteRequest): Promise<Wr
  * for the request's record: found, the write already committed and its sealed answer is
  * answered again (and the tokens it changed changed again); not found, the write runs,
  * and if it commits, its record commits with it.
+ *
+ * The answer itself is kept beside the database, in a file of its own, written before
+ * the record commits: in the log every process would replay it, and the log would reach
+ * the size that triggers compaction twice as soon. It needs no flush to disk: only a
+ * caller that is still running ever asks for it, and a crash of the machine ends those.
  */
 function taggedStore(store: Store, tag: RequestTag, tokens: SessionTokens, changes: TokenChange[]): Store {
   const key = Buffer.from(tag.key, 'base64');
+  const answers = new AnswerFiles(storePaths(store.location).answers);
   let wrote = false;
   return {
     backend: store.backend,
@@ -52,19 +60,23 @@ function taggedStore(store: Store, tag: RequestTag, tokens: SessionTokens, chang
       if (wrote) throw new Error('a forwarded operation may write once');
       wrote = true;
       return store.write(async (tx) => {
-        const done = await tx.get<{ answer: string }>('SELECT answer FROM forwarded WHERE id = ?', [tag.id]);
-        if (done) {
-          const sealed = unseal(key, done.answer) as Sealed;
-          tokens.apply(sealed.tokens);
-          return sealed.result as Result<T>;
+        if (await tx.get('SELECT id FROM forwarded WHERE id = ?', [tag.id])) {
+          const sealed = answers.read(tag.id);
+          // Gone only once its caller confirmed it, or gave up on it long ago: nobody waits.
+          if (sealed === undefined) throw new Error(`forwarded write ${tag.id} committed, and its answer is no longer kept`);
+          const answer = unseal(key, sealed) as Sealed;
+          tokens.apply(answer.tokens);
+          return answer.result as Result<T>;
         }
         const before = changes.length;
         const result = await fn(tx);
         if (!result.ok) return result;
-        const confirmed = tag.confirmed.length > 0 ? ` OR id IN (${placeholders(tag.confirmed.length)})` : '';
-        await tx.run(`DELETE FROM forwarded WHERE at < ?${confirmed}`, [tx.now - FORWARDED_KEPT_MS, ...tag.confirmed]);
-        const answer: Sealed = { result, tokens: changes.slice(before) };
-        await tx.run('INSERT INTO forwarded (id, answer, at) VALUES (?, ?, ?)', [tag.id, seal(key, answer), tx.now]);
+        const expired = await tx.all<{ id: string }>('SELECT id FROM forwarded WHERE at < ?', [tx.now - FORWARDED_KEPT_MS]);
+        const done = [...tag.confirmed, ...expired.map((row) => row.id)];
+        if (done.length > 0) await tx.run(`DELETE FROM forwarded WHERE id IN (${placeholders(done.length)})`, done);
+        answers.remove(done);
+        answers.write(tag.id, seal(key, { result, tokens: changes.slice(before) } satisfies Sealed));
+        await tx.run('INSERT INTO forwarded (id, at) VALUES (?, ?)', [tag.id, tx.now]);
         return result;
       });
     },

@@ -62,13 +62,19 @@ export interface WriteRequest {
 /** The answer, with what the operation changed in the session's tokens. */
 export type WriteAnswer = { seq: number; result: Result<unknown>; tokens: TokenChange[] } | { seq: number; failure: string };
 
+/** What a request id is: 16 random bytes in hex. */
+export const REQUEST_ID = /^[0-9a-f]{32}$/;
+
 /** A malformed line gets no answer: the connection is closed, and its caller runs its writes itself. */
 export function parseRequest(line: string): WriteRequest | undefined {
   try {
     const value = JSON.parse(line) as Partial<WriteRequest>;
     if (typeof value.seq !== 'number' || !isWriteOperation(value.op) || !Array.isArray(value.args)) return undefined;
     if (typeof value.caller?.session !== 'string' || typeof value.config?.prefix !== 'string' || !Array.isArray(value.tokens)) return undefined;
-    if (typeof value.tag?.id !== 'string' || typeof value.tag.key !== 'string' || !Array.isArray(value.tag.confirmed)) return undefined;
+    // Ids name the files of sealed answers: nothing but what forwardWrites makes.
+    const { tag } = value;
+    if (typeof tag?.id !== 'string' || !REQUEST_ID.test(tag.id) || typeof tag.key !== 'string' || !Array.isArray(tag.confirmed)) return undefined;
+    if (!tag.confirmed.every((id) => typeof id === 'string' && REQUEST_ID.test(id))) return undefined;
     return value as WriteRequest;
   } catch {
     return undefined;

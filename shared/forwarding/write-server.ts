@@ -3,7 +3,9 @@ import { chmodSync, linkSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import type { Store } from '../store/store.js';
-import { runTagged } from './tagged-write.js';
+import { storePaths } from '../store/file/paths.js';
+import { AnswerFiles } from './answer-files.js';
+import { FORWARDED_KEPT_MS, runTagged } from './tagged-write.js';
 import { parseRequest, type WriteAnswer } from './wire.js';
 
 /**
@@ -42,6 +44,7 @@ export class WriteServer {
     try {
       chmodSync(own, 0o600);
       linkSync(own, path);
+      new AnswerFiles(storePaths(store.location).answers).removeOlderThan(FORWARDED_KEPT_MS);
       return new WriteServer(server, path, statSync(path).ino, store);
     } catch (error) {
       server.close();

@@ -105,10 +105,10 @@ export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
   ],
   [
     // The writes servers forward to the one that writes for them (shared/forwarding), by
-    // request id, with the answer sealed for the caller alone: a caller whose writer
-    // died mid-call finds here whether its write committed, and a late copy of it
-    // finds that it already ran. Kept until the caller confirms the answer, or ten minutes.
-    `CREATE TABLE forwarded (id TEXT PRIMARY KEY, answer TEXT NOT NULL, at INTEGER NOT NULL)`,
+    // request id: a caller whose writer died mid-call finds here whether its write
+    // committed, and a late copy of it finds that it already ran. Kept until the caller
+    // confirms the answer, or ten minutes.
+    `CREATE TABLE forwarded (id TEXT PRIMARY KEY, at INTEGER NOT NULL)`,
     `CREATE INDEX forwarded_at ON forwarded(at)`,
   ],
 ];

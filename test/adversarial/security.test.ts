@@ -276,7 +276,7 @@ describe('paths in tool input', () => {
       expect(readdirSync(home)).toEqual([]);
       expect(listing()).toEqual(before);
       // Inside the repository, Baton wrote its own files and nothing else.
-      for (const name of readdirSync(join(repoDir, '.git', 'baton'))) expect(name).toMatch(/^baton\.db(-log|\.lock|\.sock|\.tmp-.+)?$/);
+      for (const name of readdirSync(join(repoDir, '.git', 'baton'))) expect(name).toMatch(/^baton\.db(-log|\.lock|\.sock|\.answers|\.tmp-.+)?$/);
       expect(readdirSync(tmpdir()).filter((n) => n.includes('pwned'))).toEqual([]);
     } finally {
       await server.close();

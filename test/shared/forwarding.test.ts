@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Baton } from '../../shared/baton.js';
 import { DEFAULTS } from '../../shared/config.js';
@@ -84,11 +85,15 @@ describe('forwarded writes', () => {
     await server('alice').then((s) => s.baton.createIssue({ title: 'first' }));
     const other = await server('bob');
     const claimed = value(await other.baton.claimIssue({ key: 'BAT-1' }));
+    const answers = `${scratch.path}.answers`;
     expect(await countRows(other.store, 'forwarded')).toBe(1);
+    expect(readdirSync(answers)).toHaveLength(1);
     value(await other.baton.heartbeat({ key: 'BAT-1', claimToken: claimed.lease.claimToken! }));
     expect(await countRows(other.store, 'forwarded')).toBe(1);
-    const files = readFileSync(scratch.path).toString('latin1') + readFileSync(`${scratch.path}-log`).toString('latin1');
-    expect(files).not.toContain(claimed.lease.claimToken!);
+    expect(readdirSync(answers)).toHaveLength(1);
+    const files = [scratch.path, `${scratch.path}-log`, ...readdirSync(answers).map((name) => join(answers, name))];
+    for (const file of files) expect(readFileSync(file).toString('latin1')).not.toContain(claimed.lease.claimToken!);
+    expect(statSync(answers).mode & 0o777).toBe(0o700);
   });
 
   it('refusals travel back as they are', async () => {
@@ -170,7 +175,7 @@ describe('a tagged write', () => {
       caller,
       config: DEFAULTS,
       tokens: [],
-      tag: { id: 'r1', key: Buffer.alloc(32, 7).toString('base64'), confirmed: [] },
+      tag: { id: 'a'.repeat(32), key: Buffer.alloc(32, 7).toString('base64'), confirmed: [] },
     };
     const first = await runTagged(store, request);
     const again = await runTagged(await scratch.open(), request);

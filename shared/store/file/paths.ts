@@ -10,6 +10,8 @@ export interface StorePaths {
   readonly lockDir: string;
   /** Where the server that writes for the others listens (see shared/forwarding). */
   readonly socket: string;
+  /** The sealed answers of forwarded writes, until their callers have them. */
+  readonly answers: string;
   /** The folder holding all of them. */
   readonly dir: string;
   /** File-name prefix of temporary files, so leftovers of killed writers can be found. */
@@ -24,6 +26,7 @@ export function storePaths(path: string): StorePaths {
     log: `${snapshot}-log`,
     lockDir: `${snapshot}.lock`,
     socket: `${snapshot}.sock`,
+    answers: `${snapshot}.answers`,
     dir: dirname(snapshot),
     tmpPrefix: `${basename(snapshot)}.tmp-`,
   };
