@@ -8,14 +8,14 @@ import { join } from 'node:path';
 export class AnswerFiles {
   constructor(private readonly dir: string) {}
 
-  write(id: string, sealed: string): void {
+  write(id: string, sealed: Buffer): void {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     writeFileSync(join(this.dir, id), sealed, { mode: 0o600 });
   }
 
-  read(id: string): string | undefined {
+  read(id: string): Buffer | undefined {
     try {
-      return readFileSync(join(this.dir, id), 'utf8');
+      return readFileSync(join(this.dir, id));
     } catch {
       return undefined;
     }
