@@ -69,8 +69,15 @@ function taggedStore(store: Store, tag: RequestTag, tokens: SessionTokens, chang
           return answer.result as Result<T>;
         }
         const before = changes.length;
+        const changedBefore = await totalChanges(tx);
         const result = await fn(tx);
-        if (!result.ok) return result;
+        if (!result.ok || (await totalChanges(tx)) === changedBefore) {
+          // A refusal or a write that changed nothing (a claim finding no work) leaves nothing
+          // that could happen twice: run again, it answers anew, so no record grows the log.
+          // The records its caller confirmed go when they expire; their answers go now.
+          answers.remove(tag.confirmed);
+          return result;
+        }
         const expired = await tx.all<{ id: string }>('SELECT id FROM forwarded WHERE at < ?', [tx.now - FORWARDED_KEPT_MS]);
         const done = [...tag.confirmed, ...expired.map((row) => row.id)];
         if (done.length > 0) await tx.run(`DELETE FROM forwarded WHERE id IN (${placeholders(done.length)})`, done);
@@ -81,4 +88,10 @@ function taggedStore(store: Store, tag: RequestTag, tokens: SessionTokens, chang
       });
     },
   };
+}
+
+/** Rows changed so far on this connection (SQLite's `total_changes()`). */
+async function totalChanges(tx: Tx): Promise<number> {
+  const row = await tx.get<{ n: number }>('SELECT total_changes() AS n');
+  return Number(row?.n);
 }

@@ -96,6 +96,23 @@ describe('forwarded writes', () => {
     expect(statSync(answers).mode & 0o777).toBe(0o700);
   });
 
+  it('leave no record when they change nothing, and still drop the answers their caller confirmed', async () => {
+    const writer = await server('alice');
+    value(await writer.baton.createIssue({ title: 'first' }));
+    const other = await server('bob');
+    value(await other.baton.createIssue({ title: 'second' }));
+    const answers = `${scratch.path}.answers`;
+    expect(readdirSync(answers)).toHaveLength(1);
+    for (const key of ['BAT-1', 'BAT-2']) value(await writer.baton.claimIssue({ key }));
+    const logBefore = (await other.store.info()).sizes?.log;
+    // Nothing left to claim: the claim changes nothing, so nothing is recorded or logged.
+    expect(value(await other.baton.nextIssue({}))).toBeNull();
+    expect((await other.store.info()).sizes?.log).toBe(logBefore);
+    expect(readdirSync(answers)).toHaveLength(0);
+    // The record of the confirmed write stays until it expires, with a write that commits.
+    expect(await countRows(other.store, 'forwarded')).toBe(1);
+  });
+
   it('refusals travel back as they are', async () => {
     await server('alice');
     const other = await server('bob');
