@@ -13,7 +13,8 @@
  * Module map: open-file-store (opening, creation, validation), file-store (the Store),
  * replica (this process's copy and catching up), log-file / log-format (the log),
  * file-lock / lock-files (the lock), compaction, snapshot-file / snapshot-header,
- * database (sql.js setup, migrations), statements (prepared statement cache), file-tx.
+ * database (sql.js setup, migrations), file-in-place (writing a snapshot without a
+ * copy), statements (prepared statement cache), file-tx.
  */
 export { openFileStore } from './open-file-store.js';
 /** Options of `openFileStore`. */
