@@ -66,7 +66,7 @@ async function main(): Promise<number> {
   const [wtA, wtB] = scratch.worktrees;
   const opened = await openBaton({ cwd: scratch.main, env: { ...demoEnv(), BATON_AGENT: 'demo-view' } });
   if (!opened.ok) throw new Error(opened.error.message);
-  const { baton: core, store } = opened.value;
+  const { baton: core } = opened.value;
   const live = new LiveClaims(core, c, elapsed, process.stdout);
   const outcome: Outcome = { events: [], killed: null, maxConcurrent: 0, leftRunning: [], finalIssues: [], seconds: 0 };
 
@@ -127,7 +127,7 @@ async function main(): Promise<number> {
     console.log(`\n${summary.problems.length ? c.red('Demo failed.') : c.green(`Demo passed in ${outcome.seconds.toFixed(1)}s; nothing left running.`)}`);
     return summary.problems.length ? 1 : 0;
   } finally {
-    await store.close();
+    await opened.value.close();
     cleanup();
   }
 }

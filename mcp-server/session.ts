@@ -30,7 +30,7 @@ export function sessionCore(options: {
 
   const open = async (): Promise<Opened> => {
     const caller = { agent: agentName(identity, options.clientName()), session: identity.session, renewer: identity.renewer };
-    const result = await openBaton({ cwd: options.cwd, db: options.db, env: options.env, caller });
+    const result = await openBaton({ cwd: options.cwd, db: options.db, env: options.env, caller, forward: true });
     if (!result.ok) {
       const { error } = result;
       if (error.code === 'STORE_UNAVAILABLE') throw new StoreUnavailableError(String(error.path), String(error.reason));
@@ -69,7 +69,7 @@ export function sessionCore(options: {
       if (!opened) return;
       const ended = await opened.baton.endSession();
       if (!ended.ok) log(`baton: could not record the end of this session: ${ended.error.message}`);
-      await opened.store.close();
+      await opened.close();
     },
   };
 }

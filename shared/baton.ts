@@ -27,6 +27,8 @@ export interface BatonDeps {
   random?: RandomSource;
   /** Reads HEAD, branch and changed paths of a worktree for checkpoints. */
   git?: (worktree: string) => Promise<T.GitState | null>;
+  /** The session's plain tokens, when someone else keeps them too (a forwarded write). */
+  tokens?: SessionTokens;
 }
 
 /** Default number of expired leases one sweep clears. */
@@ -43,7 +45,7 @@ export class Baton {
   private readonly store: Store;
   private readonly random: RandomSource;
   private readonly git: (worktree: string) => Promise<T.GitState | null>;
-  private readonly tokens = new SessionTokens();
+  private readonly tokens: SessionTokens;
 
   constructor(deps: BatonDeps) {
     this.store = deps.store;
@@ -51,6 +53,7 @@ export class Baton {
     this.config = deps.config;
     this.random = deps.random ?? systemRandom;
     this.git = deps.git ?? readGitState;
+    this.tokens = deps.tokens ?? new SessionTokens();
   }
 
   get leaseSeconds(): number {

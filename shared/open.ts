@@ -3,7 +3,10 @@ import { Baton } from './baton.js';
 import { type BatonConfig, loadConfig } from './config.js';
 import { StoreUnavailableError } from './errors.js';
 import { type Location, resolveLocation } from './location.js';
+import { forwardWrites } from './forwarding/forward-writes.js';
+import { WriteRoute } from './forwarding/write-route.js';
 import { fail, ok, type Result } from './result.js';
+import { SessionTokens } from './rules/leases.js';
 import { openFileStore } from './store/file/index.js';
 import type { Store } from './store/store.js';
 import { mintSessionId } from './tokens.js';
@@ -17,6 +20,12 @@ export interface OpenOptions {
   caller?: Partial<Caller>;
   /** The file store's clock; PostgreSQL always uses the database clock. */
   clock?: Clock;
+  /**
+   * Whether this process joins the database's other servers in letting one of them
+   * write for all (shared/forwarding): for `baton serve`, which lives as long as its
+   * agent; a short command writes itself.
+   */
+  forward?: boolean;
 }
 
 export interface Opened {
@@ -24,6 +33,8 @@ export interface Opened {
   store: Store;
   location: Location;
   config: BatonConfig;
+  /** Stops writing for others or through them, then closes the store. */
+  close(): Promise<void>;
 }
 
 /**
@@ -51,5 +62,19 @@ export async function openBaton(options: OpenOptions): Promise<Result<Opened>> {
     renewer: options.caller?.renewer !== undefined ? options.caller.renewer : (env.BATON_RENEWER ?? null),
     worktree: options.caller?.worktree !== undefined ? options.caller.worktree : location.worktree,
   };
-  return ok({ baton: new Baton({ store, caller, config: config.value }), store, location, config: config.value });
+  const tokens = new SessionTokens();
+  const baton = new Baton({ store, caller, config: config.value, tokens });
+  const socket = options.forward && store.backend === 'file' ? WriteRoute.socketFor(store.location) : undefined;
+  if (socket === undefined) return ok({ baton, store, location, config: config.value, close: () => store.close() });
+  const route = new WriteRoute(socket, store);
+  return ok({
+    baton: forwardWrites(baton, { tokens, store, route }),
+    store,
+    location,
+    config: config.value,
+    close: async () => {
+      await route.close();
+      await store.close();
+    },
+  });
 }

@@ -162,7 +162,7 @@ export class BatonSource implements ClaimsSource, Disposable {
     this.opening = undefined;
     this.failedAt = undefined;
     this.lists = undefined;
-    void opening?.then((o) => (o.ok ? o.value.store.close() : undefined)).catch(() => undefined);
+    void opening?.then((o) => (o.ok ? o.value.close() : undefined)).catch(() => undefined);
   }
 
   /**

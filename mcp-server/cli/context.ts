@@ -89,7 +89,7 @@ export class CommandContext {
   async close(): Promise<void> {
     const opened = this.opened;
     this.opened = null;
-    await opened?.store.close();
+    await opened?.close();
   }
 
   /** Prints a refusal: `{ error }` on stdout for scripts, and one line on stderr for people. */

@@ -1,7 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { accessSync, constants, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { connect } from 'node:net';
 import { hostname, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
+import { WriteRoute } from '../../shared/forwarding/write-route.js';
 import { CLIENT_CONFIG_FILES, type ClientConfigFile, SERVER_ENV, SERVER_NAME } from '../../shared/client-config.js';
 import { isProcessAlive } from '../../shared/sessions.js';
 import { nodeFileSystem } from '../../shared/store/file/file-system.js';
@@ -81,6 +83,34 @@ export function checkLockFiles(dbPath: string, now = Date.now()): Check {
   }
   if (problems.length === 0) return { name: 'lock files', status: 'ok', detail: owner ? `held by process ${(owner as { pid: number }).pid ?? '?'} now` : 'none stale' };
   return { name: 'lock files', status: 'warn', detail: problems.join('; '), fix: fixes.join('; ') };
+}
+
+/**
+ * Whether a `baton serve` writes for the others. Nothing here needs fixing: without one,
+ * every process writes under the lock itself, and a socket left by a server that died is
+ * replaced by the next server to start.
+ */
+export async function checkWriter(dbPath: string): Promise<Check> {
+  const socket = WriteRoute.socketFor(dbPath);
+  if (socket === undefined) return { name: 'writer', status: 'ok', detail: 'the database path is too long for a socket: every server writes under the lock itself' };
+  const reached = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
+    const connection = connect(socket);
+    connection.setTimeout(2_000, () => connection.destroy(Object.assign(new Error('no answer within 2 s'), { code: 'ETIMEDOUT' })));
+    connection.once('connect', () => {
+      connection.destroy();
+      resolve(undefined);
+    });
+    connection.once('error', resolve);
+  });
+  if (!reached) return { name: 'writer', status: 'ok', detail: `a server writes for the others (${socket})` };
+  if (reached.code === 'ENOENT') return { name: 'writer', status: 'ok', detail: 'none running: the first `baton serve` to start writes for the others' };
+  if (reached.code === 'ECONNREFUSED') return { name: 'writer', status: 'ok', detail: 'none running: the next `baton serve` to start replaces the socket a stopped one left' };
+  return {
+    name: 'writer',
+    status: 'warn',
+    detail: `cannot reach ${socket} (${reached.code ?? reached.message}): servers write under the lock themselves`,
+    fix: 'nothing is needed; if it persists, stop every `baton serve` of this database and delete that file',
+  };
 }
 
 /**

@@ -12,7 +12,7 @@ import type { CliDeps, CommandContext, CommonOptions } from './context.js';
 import { action, withCommonOptions } from './context.js';
 import { CliExit, EXIT } from './exit.js';
 import type { Check, Worktree } from './doctor-checks.js';
-import { checkClientConfigs, checkLockFiles, checkWritable, listWorktrees } from './doctor-checks.js';
+import { checkClientConfigs, checkLockFiles, checkWritable, checkWriter, listWorktrees } from './doctor-checks.js';
 import { countdown, secondsUntil } from './render.js';
 import { ago } from './tables.js';
 
@@ -43,7 +43,7 @@ export function registerDoctorCommand(program: Command, deps: CliDeps): void {
       .summary('check the setup and say how to fix what is wrong')
       .description(
         'check the setup: database and backend, connection, schema, worktrees sharing it, live sessions and leases, ' +
-          'stale lock files, and whether the MCP configuration starts a working server',
+          'stale lock files, whether a server writes for the others, and whether the MCP configuration starts a working server',
       )
       .option('--no-probe', 'do not start the configured servers to call tools/list'),
   ).action(
@@ -100,7 +100,7 @@ async function diagnose(ctx: CommandContext, opts: DoctorOptions): Promise<Docto
     checks.push({ name: 'worktrees', status: 'warn', detail: `${cwd} is not in a git repository: the database is per folder`, fix: 'run Baton inside the repository' });
   }
 
-  if (backend === 'file') checks.push(checkLockFiles(location.dbPath));
+  if (backend === 'file') checks.push(checkLockFiles(location.dbPath), await checkWriter(location.dbPath));
   // Client configurations live in a worktree; a bare repository or .git has none to check.
   if (opts.probe && (location.repoRoot || !location.commonDir)) checks.push(...(await checkClientConfigs(location.repoRoot ?? resolve(cwd), env)));
   report.ok = checks.every((c) => c.status !== 'fail');

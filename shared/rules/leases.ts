@@ -37,17 +37,41 @@ export interface LeaseContext {
   tokens: SessionTokens;
 }
 
-/** Plain tokens this session holds, by issue key; gone with the process, as a session is. */
+/** One change to a session's tokens: a token set for a key, or the key forgotten (null). */
+export type TokenChange = readonly [key: string, token: string | null];
+
+/**
+ * Plain tokens this session holds, by issue key; gone with the process, as a session is.
+ * With `changes`, every change is also appended there, so an operation run on the
+ * session's behalf elsewhere (a forwarded write) can hand back what it changed.
+ */
 export class SessionTokens {
-  private readonly byKey = new Map<string, string>();
+  private readonly byKey: Map<string, string>;
+  constructor(
+    entries: Iterable<readonly [string, string]> = [],
+    private readonly changes?: TokenChange[],
+  ) {
+    this.byKey = new Map(entries);
+  }
   get(key: string): string | undefined {
     return this.byKey.get(key);
   }
   set(key: string, token: string): void {
     this.byKey.set(key, token);
+    this.changes?.push([key, token]);
   }
   forget(key: string): void {
     this.byKey.delete(key);
+    this.changes?.push([key, null]);
+  }
+  apply(changes: readonly TokenChange[]): void {
+    for (const [key, token] of changes) {
+      if (token === null) this.forget(key);
+      else this.set(key, token);
+    }
+  }
+  entries(): [string, string][] {
+    return [...this.byKey];
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * The schema of the file store, as numbered migrations: migration N brings a database
  * from `user_version` N-1 to N. The PostgreSQL store keeps the same tables and columns
- * (its own DDL), so the rules run unchanged on both.
+ * (its own DDL), so the rules run unchanged on both; only `forwarded` is the file store's
+ * alone, as only its servers forward writes.
  *
  * Times are integer milliseconds since the epoch. Labels are kept twice on purpose: as a
  * JSON array on the issue (read with it) and as rows of issue_labels (filtered on).
@@ -101,6 +102,14 @@ export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
       PRIMARY KEY (agent, request_id)
     )`,
     `INSERT INTO meta (name, value) VALUES ('next_number', '1')`,
+  ],
+  [
+    // The writes servers forward to the one that writes for them (shared/forwarding), by
+    // request id: a caller whose writer died mid-call finds here whether its write
+    // committed, and a late copy of it finds that it already ran. Kept until the caller
+    // confirms the answer, or ten minutes.
+    `CREATE TABLE forwarded (id TEXT PRIMARY KEY, at INTEGER NOT NULL)`,
+    `CREATE INDEX forwarded_at ON forwarded(at)`,
   ],
 ];
 

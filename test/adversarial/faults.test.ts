@@ -337,17 +337,21 @@ describe('the database file replaced by another process', () => {
 });
 
 describe('a clock that jumps backwards', () => {
-  it('never gives one issue two holders, fences the agent whose clock jumped, and loses no acknowledged checkpoint', async () => {
+  it('never gives one issue two holders, fences the agent whose lease ran out by it, and loses no acknowledged checkpoint', async () => {
     const repo = makeRepo();
     cleanups.push(() => repo.remove());
-    const clockFile = join(repo.dir, 'clock-of-bob');
-    writeFileSync(clockFile, '0');
-    const lease = { BATON_LEASE_SECONDS: '60' };
-    const ann = await spawnServer({ cwd: repo.main, env: { ...lease, BATON_AGENT: 'ann' } });
-    const bob = await spawnServer({
-      cwd: repo.main,
-      env: { ...lease, BATON_AGENT: 'bob', NODE_OPTIONS: `--require ${JUMPING_CLOCK}`, BATON_TEST_CLOCK_FILE: clockFile },
+    const clockOf = { ann: join(repo.dir, 'clock-of-ann'), bob: join(repo.dir, 'clock-of-bob') };
+    writeFileSync(clockOf.ann, '0');
+    writeFileSync(clockOf.bob, '0');
+    const jumping = (agent: 'ann' | 'bob') => ({
+      BATON_LEASE_SECONDS: '60',
+      BATON_AGENT: agent,
+      NODE_OPTIONS: `--require ${JUMPING_CLOCK}`,
+      BATON_TEST_CLOCK_FILE: clockOf[agent],
     });
+    // Ann writes first, so her server writes for both: every write is judged by her clock.
+    const ann = await spawnServer({ cwd: repo.main, env: jumping('ann') });
+    const bob = await spawnServer({ cwd: repo.main, env: jumping('bob') });
     cleanups.push(() => ann.close(), () => bob.close());
     const call = async (server: typeof ann, name: string, args: Record<string, unknown>) => {
       const answer = await server.client.callTool({ name, arguments: args });
@@ -362,11 +366,18 @@ describe('a clock that jumps backwards', () => {
     const bobToken = held.lease.claimToken as string;
     expect(await call(bob, 'checkpoint', { key: 'BAT-1', claimToken: bobToken, note: 'bob before the jump' })).not.toHaveProperty('error');
 
-    // Bob's clock jumps an hour back. His renewal is a full reset to his now plus the lease:
-    // by every other clock that lease is long over.
-    writeFileSync(clockFile, String(-3_600_000));
+    // Bob's own clock jumping back does not reach his lease: Ann's server renews it.
+    writeFileSync(clockOf.bob, String(-3_600_000));
+    const kept = await call(bob, 'heartbeat', { key: 'BAT-1', claimToken: bobToken });
+    expect(Date.parse(kept.lease.expiresAt)).toBeGreaterThan(Date.now());
+    writeFileSync(clockOf.bob, '0');
+
+    // The writer's clock jumps an hour back. Bob's renewal is a full reset to that now
+    // plus the lease: once the clock is right again, that lease is long over.
+    writeFileSync(clockOf.ann, String(-3_600_000));
     const renewed = await call(bob, 'heartbeat', { key: 'BAT-1', claimToken: bobToken });
     expect(Date.parse(renewed.lease.expiresAt)).toBeLessThan(Date.now());
+    writeFileSync(clockOf.ann, '0');
     expect(await call(ann, 'check_claim', { key: 'BAT-1' })).toMatchObject({ held: false });
     const taken = await call(ann, 'claim_issue', { key: 'BAT-1' });
     expect(taken).toMatchObject({ resumed: true, checkpoint: { note: 'bob before the jump' }, lease: { fence: 2 } });
@@ -375,22 +386,24 @@ describe('a clock that jumps backwards', () => {
       error: { code: 'CLAIM_LOST', reason: 'reclaimed' },
     });
     expect(await call(bob, 'done', { key: 'BAT-1', claimToken: bobToken })).toMatchObject({ error: { code: 'CLAIM_LOST' } });
-    // By Bob's clock Ann's lease runs for another hour: he cannot take it either.
     expect(await call(bob, 'claim_issue', { key: 'BAT-1' })).toMatchObject({ error: { code: 'ALREADY_CLAIMED' } });
     expect((await liveTokens()).every((r) => r.n === 1)).toBe(true);
 
-    // His clock comes back: what he holds and what Ann holds stay apart.
+    // Ann's server goes: Bob's next write finds no writer and he writes himself, by his
+    // clock, which jumps back again. What he holds and what Ann holds stay apart.
+    await ann.close();
+    writeFileSync(clockOf.bob, String(-3_600_000));
     const second = await call(bob, 'next_issue', {});
-    writeFileSync(clockFile, '0');
-    const annNote = await call(ann, 'checkpoint', { key: 'BAT-1', claimToken: taken.lease.claimToken, note: 'ann after the jump' });
-    expect(annNote).not.toHaveProperty('error');
+    expect(second.issue.key).toBe('BAT-2');
+    expect(await call(bob, 'claim_issue', { key: 'BAT-1' })).toMatchObject({ error: { code: 'ALREADY_CLAIMED' } });
+    writeFileSync(clockOf.bob, '0');
     const bobAgain = await call(bob, 'heartbeat', { key: second.issue.key, claimToken: second.lease.claimToken });
     expect(bobAgain.error?.code ?? 'ok').toMatch(/^(ok|CLAIM_LOST)$/);
     expect((await liveTokens()).every((r) => r.n === 1)).toBe(true);
-    expect(await checkpointNotes(store)).toEqual(['bob before the jump', 'ann after the jump']);
+    expect(await checkpointNotes(store)).toEqual(['bob before the jump']);
     // The activity log keeps commit order, whatever times the clocks wrote into it.
-    const events = (await call(ann, 'activity', { key: 'BAT-1' })).events.map((e: { type: string }) => e.type).reverse();
-    expect(events).toEqual(['created', 'claimed', 'checkpoint', 'reclaimed', 'claimed', 'checkpoint']);
+    const events = (await call(bob, 'activity', { key: 'BAT-1' })).events.map((e: { type: string }) => e.type).reverse();
+    expect(events).toEqual(['created', 'claimed', 'checkpoint', 'reclaimed', 'claimed']);
   }, 30_000);
 });
 
@@ -474,4 +487,55 @@ describe('processes killed between writing and renaming', () => {
     expect(notes.length - acknowledged.length).toBeLessThanOrEqual(4);
     expect(acknowledged.length).toBeGreaterThan(4);
   }, 60_000);
+
+  it('runs every checkpoint once, and answers it, while the server writing for the others is killed again and again', async () => {
+    const repo = makeRepo();
+    cleanups.push(() => repo.remove());
+    const keys = ['BAT-1', 'BAT-2', 'BAT-3'];
+    const tokens = new Map<string, string>();
+    const acknowledged: string[] = [];
+    const refused: string[] = [];
+    for (let round = 0; round < 4; round++) {
+      // The first server of the round finds no writer and writes for the agents after it.
+      const writer = await spawnServer({ cwd: repo.main, env: { BATON_AGENT: `writer-${round}` } });
+      const agents = [];
+      for (const key of keys) {
+        if (round === 0) await writer.client.callTool({ name: 'create_issue', arguments: { title: key } });
+        else await writer.client.callTool({ name: 'check_claim', arguments: { key } });
+        agents.push(await spawnServer({ cwd: repo.main, env: { BATON_AGENT: `agent-${key}` } }));
+      }
+      if (round === 0) await writer.client.callTool({ name: 'comment', arguments: { key: 'BAT-1', text: 'the writer wrote first' } });
+      // A restarted agent takes its lease back with the token it kept.
+      for (const [n, agent] of agents.entries()) {
+        const key = keys[n];
+        const claimed = await agent.client.callTool({ name: 'claim_issue', arguments: { key, claimToken: tokens.get(key) } });
+        expect(claimed.isError, JSON.stringify(claimed.structuredContent)).toBeFalsy();
+        tokens.set(key, (claimed.structuredContent as { lease: { claimToken: string } }).lease.claimToken);
+      }
+      let stop = false;
+      const loops = agents.map(async (agent, n) => {
+        const key = keys[n];
+        for (let i = 0; !stop; i++) {
+          const note = `${key} round ${round} note ${i}`;
+          const answer = await agent.client.callTool({ name: 'checkpoint', arguments: { key, claimToken: tokens.get(key), note } });
+          (answer.isError ? refused : acknowledged).push(note);
+        }
+      });
+      await sleep(200 + Math.random() * 200);
+      process.kill(writer.pid, 'SIGKILL');
+      // The agents go on: calls under way when it died run in their own servers, later
+      // ones find a new writer among them.
+      await sleep(400);
+      stop = true;
+      await Promise.all(loops);
+      await writer.close().catch(() => {});
+      for (const agent of agents) await agent.close();
+    }
+    const store = await open(repo.dbPath);
+    const notes = await checkpointNotes(store);
+    expect(refused).toEqual([]);
+    expect(acknowledged.length).toBeGreaterThan(40);
+    // Each acknowledged checkpoint exactly once, and nothing else.
+    expect([...notes].sort()).toEqual([...acknowledged].sort());
+  }, 90_000);
 });

@@ -172,7 +172,7 @@ describe('claim tokens', () => {
 });
 
 describe('file permissions', () => {
-  it('creates the database folder, files, lock folder, lock files and temporary files readable by the owner only, whatever the umask', async () => {
+  it('creates the database folder, files, lock folder, lock files, socket, kept answers and temporary files readable by the owner only, whatever the umask', async () => {
     const before = process.umask(0);
     const repo = makeRepo();
     try {
@@ -183,6 +183,15 @@ describe('file permissions', () => {
       const dir = join(repo.main, '.git', 'baton');
       const modes = (names: string[]) => Object.fromEntries(names.map((n) => [n, (statSync(join(dir, n)).mode & 0o777).toString(8)]));
       expect(modes(['.', 'baton.db', 'baton.db-log', 'baton.db.lock'])).toEqual({ '.': '700', 'baton.db': '600', 'baton.db-log': '600', 'baton.db.lock': '700' });
+
+      // A second server sends its writes to the first, whose socket and kept answers are private too.
+      const other = await spawnServer({ cwd: repo.main, env: { BATON_AGENT: 'bob' } });
+      await other.client.callTool({ name: 'create_issue', arguments: { title: 'forwarded' } });
+      expect(modes(['baton.db.sock', 'baton.db.answers'])).toEqual({ 'baton.db.sock': '600', 'baton.db.answers': '700' });
+      const kept = readdirSync(join(dir, 'baton.db.answers'));
+      expect(kept).toHaveLength(1);
+      for (const name of kept) expect((statSync(join(dir, 'baton.db.answers', name)).mode & 0o777).toString(8), name).toBe('600');
+      await other.close();
 
       // While this process holds the lock, the server queues with a ticket file; both the
       // owner file and the ticket are private.
@@ -276,7 +285,7 @@ describe('paths in tool input', () => {
       expect(readdirSync(home)).toEqual([]);
       expect(listing()).toEqual(before);
       // Inside the repository, Baton wrote its own files and nothing else.
-      for (const name of readdirSync(join(repoDir, '.git', 'baton'))) expect(name).toMatch(/^baton\.db(-log|\.lock|\.tmp-.+)?$/);
+      for (const name of readdirSync(join(repoDir, '.git', 'baton'))) expect(name).toMatch(/^baton\.db(-log|\.lock|\.sock|\.answers|\.tmp-.+)?$/);
       expect(readdirSync(tmpdir()).filter((n) => n.includes('pwned'))).toEqual([]);
     } finally {
       await server.close();

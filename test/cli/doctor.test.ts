@@ -36,6 +36,8 @@ describe('baton doctor', () => {
     const status = Object.fromEntries(report.checks.map((c: { name: string; status: string }) => [c.name, c.status]));
     expect(status).toMatchObject({ database: 'ok', connection: 'ok', schema: 'ok', worktrees: 'ok', sessions: 'ok', leases: 'ok', 'lock files': 'ok', '.mcp.json': 'ok', '.vscode/mcp.json': 'ok' });
     expect(report.checks.find((c: { name: string }) => c.name === '.mcp.json').detail).toMatch(/answering \d+ tools/);
+    // alice's server is the only one running, so it writes for any that come.
+    expect(report.checks.find((c: { name: string }) => c.name === 'writer')).toMatchObject({ status: 'ok', detail: `a server writes for the others (${repo.dbPath}.sock)` });
   });
 
   it('prints each check on a line for people', async () => {
@@ -60,6 +62,20 @@ describe('baton doctor', () => {
     }
   });
 
+  it('says that the next server replaces the socket of a writer that was killed', async () => {
+    const left = makeRepo();
+    try {
+      await runCli(['init'], { cwd: left.main });
+      // A process killed while it listens leaves its socket file, which nobody answers.
+      const listenAndDie = "require('node:net').createServer().listen(process.argv[1], () => process.kill(process.pid, 'SIGKILL'))";
+      spawnSync(process.execPath, ['-e', listenAndDie, `${left.dbPath}.sock`]);
+      const run = await runCli(['doctor', '--json', '--no-probe'], { cwd: left.main });
+      expect(run.json().checks.find((c: { name: string }) => c.name === 'writer')).toMatchObject({ status: 'ok', detail: expect.stringContaining('replaces the socket') });
+    } finally {
+      left.remove();
+    }
+  });
+
   it('reads a VS Code configuration written by hand, with comments and trailing commas', async () => {
     const hand = makeRepo();
     try {
@@ -69,6 +85,8 @@ describe('baton doctor', () => {
       const run = await runCli(['doctor', '--json'], { cwd: hand.main });
       const check = run.json().checks.find((c: { name: string }) => c.name === '.vscode/mcp.json');
       expect(check).toMatchObject({ status: 'ok', detail: expect.stringContaining('"my-baton" starts a server') });
+      // The probe's server has exited: nobody writes for the others until one starts.
+      expect(run.json().checks.find((c: { name: string }) => c.name === 'writer')).toMatchObject({ status: 'ok', detail: expect.stringContaining('none running') });
     } finally {
       hand.remove();
     }

@@ -20,8 +20,8 @@ export function compact(fs: FileSystem, replica: Replica, assertHeld: () => void
   const { paths } = replica;
   try {
     removeLeftoverTemps(fs, paths);
-    // One full copy of the database lives here until written; keep it no longer.
-    writeSnapshot(fs, paths, exportSnapshot(replica.statements.db, replica.appliedSeq, replica.databaseId), assertHeld);
+    // Either a view of the live file, or one full copy of the database: written at once, kept no longer.
+    writeSnapshot(fs, paths, exportSnapshot(replica.statements.db, replica.appliedSeq, replica.databaseId, replica.openedIn), assertHeld);
   } catch (error) {
     console.error(`baton: could not write a new snapshot of ${paths.snapshot}: ${(error as Error).message}`);
     return false;

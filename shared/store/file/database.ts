@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { BATON_APPLICATION_ID, SQLITE_MIGRATIONS } from '../sqlite-schema.js';
+import { fileInPlace } from './file-in-place.js';
 import { type DatabaseImage, openImage, type SqlJs, type SqlJsDatabase } from './sql-js.js';
 import { LATEST_SCHEMA_VERSION } from './snapshot-header.js';
 
@@ -20,6 +21,11 @@ export interface LoadedDatabase {
   userVersion: number;
   /** Random id minted when the database was created; its logs carry it too. */
   databaseId: string;
+  /**
+   * The array the file was opened in, while nothing else holds it: sql.js drops it when
+   * the file outgrows it, and then it must not be kept alive (see `exportSnapshot`).
+   */
+  openedIn?: WeakRef<Uint8Array>;
 }
 
 /**
@@ -52,8 +58,9 @@ export function openSnapshotImage(sqlJs: SqlJs, image: DatabaseImage): LoadedDat
     const hasState = db.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '${STATE_TABLE}'`).length > 0;
     const state = hasState ? db.exec(`SELECT applied_seq, database_id FROM ${STATE_TABLE} WHERE id = 1`)[0]?.values[0] : undefined;
     // A file made before its first write has no state yet: every process reads it alike.
-    if (!state) return { db, appliedSeq: 0, userVersion, databaseId: UNNAMED_DATABASE };
-    return { db, appliedSeq: Number(state[0]), userVersion, databaseId: String(state[1]) };
+    const openedIn = new WeakRef(image.array);
+    if (!state) return { db, appliedSeq: 0, userVersion, databaseId: UNNAMED_DATABASE, openedIn };
+    return { db, appliedSeq: Number(state[0]), userVersion, databaseId: String(state[1]), openedIn };
   } catch (error) {
     db.close();
     throw error;
@@ -99,12 +106,21 @@ export function userVersionOf(db: SqlJsDatabase): number {
 
 /**
  * The snapshot bytes of `db` with `appliedSeq` recorded in them. Must run outside any
- * transaction (sql.js cannot export inside one). Allocates one full copy of the
- * database; the caller writes it out and drops it.
+ * transaction (sql.js cannot export inside one). When the array the file was opened in
+ * still is the file, the bytes are a view of it, valid until the next statement: write
+ * them out at once. Otherwise this allocates one full copy of the database; the caller
+ * writes it out and drops it.
  */
-export function exportSnapshot(db: SqlJsDatabase, appliedSeq: number, databaseId: string): Uint8Array {
+export function exportSnapshot(db: SqlJsDatabase, appliedSeq: number, databaseId: string, openedIn?: WeakRef<Uint8Array>): Uint8Array {
   db.exec(CREATE_STATE_TABLE);
   db.run(`INSERT OR REPLACE INTO ${STATE_TABLE} (id, applied_seq, database_id) VALUES (1, ?, ?)`, [appliedSeq, databaseId]);
+  const array = openedIn?.deref();
+  if (array) {
+    const stateRoot = Number(db.exec(`SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = '${STATE_TABLE}'`)[0]?.values[0]?.[0] ?? 0);
+    const layout = { pageSize: pragmaNumber(db, 'page_size'), pageCount: pragmaNumber(db, 'page_count'), stateRoot };
+    const inPlace = fileInPlace(array, layout, { appliedSeq, databaseId });
+    if (inPlace) return inPlace;
+  }
   const bytes = db.export();
   configureConnection(db);
   return bytes;

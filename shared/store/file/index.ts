@@ -6,12 +6,15 @@
  * - `P`: the snapshot, a plain SQLite file (application_id "Bato", user_version = schema);
  * - `P-log`: the operation log, records of committed transactions since the snapshot;
  * - `P.lock/`: the lock (owner file, queue tickets, break lock);
- * - `P.tmp-<pid>-<random>`: temporary files of compaction, removed if a writer dies.
+ * - `P.tmp-<pid>-<random>`: temporary files of compaction, removed if a writer dies;
+ * - `P.sock`, `P.answers/`: the socket of the server writing for the others and the
+ *   sealed answers of the writes it ran (shared/forwarding).
  *
  * Module map: open-file-store (opening, creation, validation), file-store (the Store),
  * replica (this process's copy and catching up), log-file / log-format (the log),
  * file-lock / lock-files (the lock), compaction, snapshot-file / snapshot-header,
- * database (sql.js setup, migrations), statements (prepared statement cache), file-tx.
+ * database (sql.js setup, migrations), file-in-place (writing a snapshot without a
+ * copy), statements (prepared statement cache), file-tx.
  */
 export { openFileStore } from './open-file-store.js';
 /** Options of `openFileStore`. */

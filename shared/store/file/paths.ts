@@ -8,6 +8,10 @@ export interface StorePaths {
   readonly log: string;
   /** The folder of the cross-process lock (owner file, queue tickets, break lock). */
   readonly lockDir: string;
+  /** Where the server that writes for the others listens (see shared/forwarding). */
+  readonly socket: string;
+  /** The sealed answers of forwarded writes, until their callers have them. */
+  readonly answers: string;
   /** The folder holding all of them. */
   readonly dir: string;
   /** File-name prefix of temporary files, so leftovers of killed writers can be found. */
@@ -21,6 +25,8 @@ export function storePaths(path: string): StorePaths {
     snapshot,
     log: `${snapshot}-log`,
     lockDir: `${snapshot}.lock`,
+    socket: `${snapshot}.sock`,
+    answers: `${snapshot}.answers`,
     dir: dirname(snapshot),
     tmpPrefix: `${basename(snapshot)}.tmp-`,
   };

@@ -44,6 +44,8 @@ export class Replica {
   userVersion: number;
   databaseId: string;
   log: LogFile | undefined;
+  /** The array this copy's file was opened in (see `exportSnapshot`). */
+  openedIn: WeakRef<Uint8Array> | undefined;
   private discarded = false;
 
   private constructor(
@@ -56,6 +58,7 @@ export class Replica {
     this.appliedSeq = loaded.appliedSeq;
     this.userVersion = loaded.userVersion;
     this.databaseId = loaded.databaseId;
+    this.openedIn = loaded.openedIn;
   }
 
   /**
@@ -248,6 +251,7 @@ export class Replica {
     this.appliedSeq = loaded.appliedSeq;
     this.appliedCrc = undefined;
     this.userVersion = loaded.userVersion;
+    this.openedIn = loaded.openedIn;
   }
 
   private unavailable(error: unknown): Error {

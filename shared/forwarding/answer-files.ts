@@ -1,0 +1,45 @@
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * The sealed answers of forwarded writes, one file per request id, in a folder beside
+ * the database that only its owner can read.
+ */
+export class AnswerFiles {
+  constructor(private readonly dir: string) {}
+
+  write(id: string, sealed: Buffer): void {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    writeFileSync(join(this.dir, id), sealed, { mode: 0o600 });
+  }
+
+  read(id: string): Buffer | undefined {
+    try {
+      return readFileSync(join(this.dir, id));
+    } catch {
+      return undefined;
+    }
+  }
+
+  remove(ids: readonly string[]): void {
+    for (const id of ids) rmSync(join(this.dir, id), { force: true });
+  }
+
+  /** Removes answers older than `ms`: left by a writer that died before its record committed. */
+  removeOlderThan(ms: number, now = Date.now()): void {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const path = join(this.dir, name);
+      try {
+        if (now - statSync(path).mtimeMs > ms) rmSync(path, { force: true });
+      } catch {
+        // Removed meanwhile.
+      }
+    }
+  }
+}

@@ -1,0 +1,97 @@
+import { Baton } from '../baton.js';
+import type { Result } from '../result.js';
+import { SessionTokens, type TokenChange } from '../rules/leases.js';
+import { placeholders } from '../rules/rows.js';
+import type { Store, Tx } from '../store/store.js';
+import { storePaths } from '../store/file/paths.js';
+import { AnswerFiles } from './answer-files.js';
+import { seal, unseal } from './seal.js';
+import type { RequestTag, WriteAnswer, WriteRequest } from './wire.js';
+
+/** How long the record of a forwarded write is kept when its caller never confirms it. */
+export const FORWARDED_KEPT_MS = 10 * 60_000;
+
+interface Sealed {
+  result: Result<unknown>;
+  tokens: TokenChange[];
+}
+
+/**
+ * Runs a forwarded write on `store`, exactly once however many times it is run: by the
+ * server that writes for its caller, or by the caller itself when that server went away
+ * mid-call. Both run it the same way, so whichever commits first decides, and the other
+ * answers what it recorded.
+ */
+export async function runTagged(store: Store, request: WriteRequest): Promise<WriteAnswer> {
+  const changes: TokenChange[] = [];
+  const tokens = new SessionTokens(request.tokens, changes);
+  const baton = new Baton({ store: taggedStore(store, request.tag, tokens, changes), caller: request.caller, config: request.config, tokens });
+  const operation = baton[request.op] as (...args: unknown[]) => Promise<Result<unknown>>;
+  const result = await operation.apply(baton, request.args);
+  return { seq: request.seq, result, tokens: changes };
+}
+
+/**
+ * The store as one forwarded write sees it. Its one transaction that writes first looks
+ * for the request's record: found, the write already committed and its sealed answer is
+ * answered again (and the tokens it changed changed again); not found, the write runs,
+ * and if it commits, its record commits with it.
+ *
+ * The answer itself is kept beside the database, in a file of its own, written before
+ * the record commits: in the log every process would replay it, and the log would reach
+ * the size that triggers compaction twice as soon. It needs no flush to disk: only a
+ * caller that is still running ever asks for it, and a crash of the machine ends those.
+ */
+function taggedStore(store: Store, tag: RequestTag, tokens: SessionTokens, changes: TokenChange[]): Store {
+  const key = Buffer.from(tag.key, 'base64');
+  const answers = new AnswerFiles(storePaths(store.location).answers);
+  let wrote = false;
+  return {
+    backend: store.backend,
+    location: store.location,
+    read: (fn) => store.read(fn),
+    version: () => store.version(),
+    analyze: () => store.analyze(),
+    info: () => store.info(),
+    // The store outlives the request.
+    close: async () => {},
+    write<T>(fn: (tx: Tx) => Promise<Result<T>>): Promise<Result<T>> {
+      // One record answers for one transaction: every write operation of Baton has one.
+      if (wrote) throw new Error('a forwarded operation may write once');
+      wrote = true;
+      return store.write(async (tx) => {
+        if (await tx.get('SELECT id FROM forwarded WHERE id = ?', [tag.id])) {
+          const sealed = answers.read(tag.id);
+          // Gone only once its caller confirmed it, or gave up on it long ago: nobody waits.
+          if (sealed === undefined) throw new Error(`forwarded write ${tag.id} committed, and its answer is no longer kept`);
+          const answer = unseal(key, sealed) as Sealed;
+          tokens.apply(answer.tokens);
+          return answer.result as Result<T>;
+        }
+        const before = changes.length;
+        const changedBefore = await totalChanges(tx);
+        const result = await fn(tx);
+        if (!result.ok || (await totalChanges(tx)) === changedBefore) {
+          // A refusal or a write that changed nothing (a claim finding no work) leaves nothing
+          // that could happen twice: run again, it answers anew, so no record grows the log.
+          // The records its caller confirmed go when they expire; their answers go now.
+          answers.remove(tag.confirmed);
+          return result;
+        }
+        const expired = await tx.all<{ id: string }>('SELECT id FROM forwarded WHERE at < ?', [tx.now - FORWARDED_KEPT_MS]);
+        const done = [...tag.confirmed, ...expired.map((row) => row.id)];
+        if (done.length > 0) await tx.run(`DELETE FROM forwarded WHERE id IN (${placeholders(done.length)})`, done);
+        answers.remove(done);
+        answers.write(tag.id, seal(key, { result, tokens: changes.slice(before) } satisfies Sealed));
+        await tx.run('INSERT INTO forwarded (id, at) VALUES (?, ?)', [tag.id, tx.now]);
+        return result;
+      });
+    },
+  };
+}
+
+/** Rows changed so far on this connection (SQLite's `total_changes()`). */
+async function totalChanges(tx: Tx): Promise<number> {
+  const row = await tx.get<{ n: number }>('SELECT total_changes() AS n');
+  return Number(row?.n);
+}

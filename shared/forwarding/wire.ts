@@ -1,0 +1,82 @@
+import type { Baton } from '../baton.js';
+import type { BatonConfig } from '../config.js';
+import type { Result } from '../result.js';
+import type { TokenChange } from '../rules/leases.js';
+import type { Caller } from '../types.js';
+
+/** The operations of `Baton` that write: a server that does not write itself forwards them. */
+export const WRITE_OPERATIONS = [
+  'nextIssue',
+  'nextBatch',
+  'claimIssue',
+  'heartbeat',
+  'checkpoint',
+  'release',
+  'done',
+  'submitForReview',
+  'review',
+  'createIssue',
+  'updateIssue',
+  'relate',
+  'comment',
+  'releaseAsOperator',
+  'renewLeases',
+  'registerSession',
+  'endSession',
+  'sweep',
+] as const satisfies readonly (keyof Baton)[];
+
+export type WriteOperation = (typeof WRITE_OPERATIONS)[number];
+
+const WRITES: ReadonlySet<string> = new Set(WRITE_OPERATIONS);
+
+export function isWriteOperation(name: unknown): name is WriteOperation {
+  return typeof name === 'string' && WRITES.has(name);
+}
+
+/**
+ * What identifies one forwarded write wherever it runs: `id` is recorded with the write
+ * in the same transaction, and `key` seals its answer there. `confirmed` lists earlier
+ * requests whose answers reached their caller, so their records can go.
+ */
+export interface RequestTag {
+  id: string;
+  /** 32 bytes, base64. */
+  key: string;
+  confirmed: string[];
+}
+
+/** One write, sent by a server to the one that writes for it, as one line of JSON. */
+export interface WriteRequest {
+  /** Numbers the requests of one connection, so answers can come back in any order. */
+  seq: number;
+  op: WriteOperation;
+  args: unknown[];
+  caller: Caller;
+  config: BatonConfig;
+  /** The session's plain tokens, which some operations read. */
+  tokens: [string, string][];
+  tag: RequestTag;
+}
+
+/** The answer, with what the operation changed in the session's tokens. */
+export type WriteAnswer = { seq: number; result: Result<unknown>; tokens: TokenChange[] } | { seq: number; failure: string };
+
+/** What a request id is: 16 random bytes in hex. */
+export const REQUEST_ID = /^[0-9a-f]{32}$/;
+
+/** A malformed line gets no answer: the connection is closed, and its caller runs its writes itself. */
+export function parseRequest(line: string): WriteRequest | undefined {
+  try {
+    const value = JSON.parse(line) as Partial<WriteRequest>;
+    if (typeof value.seq !== 'number' || !isWriteOperation(value.op) || !Array.isArray(value.args)) return undefined;
+    if (typeof value.caller?.session !== 'string' || typeof value.config?.prefix !== 'string' || !Array.isArray(value.tokens)) return undefined;
+    // Ids name the files of sealed answers: nothing but what forwardWrites makes.
+    const { tag } = value;
+    if (typeof tag?.id !== 'string' || !REQUEST_ID.test(tag.id) || typeof tag.key !== 'string' || !Array.isArray(tag.confirmed)) return undefined;
+    if (!tag.confirmed.every((id) => typeof id === 'string' && REQUEST_ID.test(id))) return undefined;
+    return value as WriteRequest;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, linkSync, rmSync, statSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { createInterface } from 'node:readline';
+import type { Store } from '../store/store.js';
+import { storePaths } from '../store/file/paths.js';
+import { AnswerFiles } from './answer-files.js';
+import { FORWARDED_KEPT_MS, runTagged } from './tagged-write.js';
+import { parseRequest, type WriteAnswer } from './wire.js';
+
+/**
+ * The server that writes for the others: it listens at the database's socket and runs
+ * each forwarded write as its caller's session would, on its own store. Its store
+ * still takes the cross-process lock for every write, so anyone not forwarding (the
+ * CLI, the editor, a second writer that lost the race for the socket) stays correct.
+ */
+export class WriteServer {
+  private readonly connections = new Set<Socket>();
+  private readonly running = new Set<Promise<void>>();
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    private readonly server: Server,
+    private readonly path: string,
+    /** The socket file this server made, to remove it on close only if it is still the same file. */
+    private readonly inode: number | undefined,
+    private readonly store: Store,
+  ) {
+    server.on('connection', (socket) => this.serve(socket));
+  }
+
+  /**
+   * Becomes the server writing for the others at `path`, unless another is there: then
+   * `undefined`. The socket is made under a name of its own and then linked to `path`,
+   * which fails if `path` exists, so two servers racing for it cannot both have it.
+   */
+  static async publish(path: string, store: Store): Promise<WriteServer | undefined> {
+    if (process.platform === 'win32') {
+      const server = await listening(path).catch(() => undefined);
+      return server && new WriteServer(server, path, undefined, store);
+    }
+    const own = `${path}-${process.pid}-${randomBytes(4).toString('hex')}`;
+    const server = await listening(own);
+    try {
+      chmodSync(own, 0o600);
+      linkSync(own, path);
+      new AnswerFiles(storePaths(store.location).answers).removeOlderThan(FORWARDED_KEPT_MS);
+      return new WriteServer(server, path, statSync(path).ino, store);
+    } catch (error) {
+      server.close();
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+      throw error;
+    } finally {
+      rmSync(own, { force: true });
+    }
+  }
+
+  /** Stops taking requests, answers those under way, then closes every connection. */
+  async close(): Promise<void> {
+    this.closing ??= (async () => {
+      const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+      this.removeSocketFile();
+      while (this.running.size > 0) await Promise.all(this.running);
+      for (const socket of this.connections) socket.destroy();
+      await closed;
+    })();
+    return this.closing;
+  }
+
+  private serve(socket: Socket): void {
+    socket.unref();
+    socket.setNoDelay(true);
+    this.connections.add(socket);
+    socket.on('close', () => this.connections.delete(socket));
+    // A caller that goes away mid-write finds the outcome in the database, not here.
+    socket.on('error', () => socket.destroy());
+    const lines = createInterface({ input: socket, crlfDelay: Infinity });
+    lines.on('error', () => {});
+    lines.on('line', (line) => {
+      const request = parseRequest(line);
+      if (!request) {
+        socket.destroy();
+        return;
+      }
+      const run = runTagged(this.store, request)
+        .catch((error: unknown): WriteAnswer => ({ seq: request.seq, failure: error instanceof Error ? error.message : String(error) }))
+        .then((answer) => {
+          if (!socket.destroyed) socket.write(`${JSON.stringify(answer)}\n`);
+        })
+        .finally(() => this.running.delete(run));
+      this.running.add(run);
+    });
+  }
+
+  /** Another server may have taken the path since (see `WriteRoute`): only our own file goes. */
+  private removeSocketFile(): void {
+    if (this.inode !== undefined && inodeOf(this.path) === this.inode) rmSync(this.path, { force: true });
+  }
+}
+
+function listening(path: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(path, () => {
+      server.off('error', reject);
+      // Serving the others never keeps a process alive: its agent's stdio does.
+      server.unref();
+      resolve(server);
+    });
+  });
+}
+
+/** The inode at `path`, or undefined when nothing is there. */
+export function inodeOf(path: string): number | undefined {
+  try {
+    return statSync(path).ino;
+  } catch {
+    return undefined;
+  }
+}

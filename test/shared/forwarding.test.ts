@@ -1,0 +1,204 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Baton } from '../../shared/baton.js';
+import { DEFAULTS } from '../../shared/config.js';
+import { forwardWrites } from '../../shared/forwarding/forward-writes.js';
+import { runTagged } from '../../shared/forwarding/tagged-write.js';
+import type { WriteRequest } from '../../shared/forwarding/wire.js';
+import { WriteRoute } from '../../shared/forwarding/write-route.js';
+import { SessionTokens } from '../../shared/rules/leases.js';
+import type { Store } from '../../shared/store/store.js';
+import { value } from '../helpers/core.js';
+import { storeScratch } from './store/store-scratch.js';
+
+const scratch = storeScratch('forward', 'baton.db');
+const routes: WriteRoute[] = [];
+afterEach(async () => {
+  for (const route of routes.splice(0)) await route.close();
+});
+
+/** One server of the database, as `openBaton({ forward: true })` makes it, on a store of its own. */
+async function server(agent: string, options: { store?: (real: Store) => Store; answerTimeoutMs?: number } = {}) {
+  const real = await scratch.open();
+  const store = options.store ? options.store(real) : real;
+  const route = new WriteRoute(WriteRoute.socketFor(scratch.path), store, options.answerTimeoutMs);
+  routes.push(route);
+  const tokens = new SessionTokens();
+  const caller = { agent, session: `${agent}-session`, renewer: null, worktree: null };
+  const local = new Baton({ store, caller, config: DEFAULTS, tokens });
+  return { baton: forwardWrites(local, { tokens, store, route }), route, store: real };
+}
+
+/**
+ * A store whose writes, once `arm`ed, wait for `open` before they start (`before`) or
+ * before they answer (`after`): a writer stalled, or killed, mid-write.
+ */
+function gated(when: 'before' | 'after') {
+  let armed = false;
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const wrap = (real: Store): Store => ({
+    backend: real.backend,
+    location: real.location,
+    read: (fn) => real.read(fn),
+    version: () => real.version(),
+    info: () => real.info(),
+    analyze: () => real.analyze(),
+    close: () => real.close(),
+    async write(fn) {
+      if (!armed) return real.write(fn);
+      if (when === 'before') await gate;
+      const result = await real.write(fn);
+      if (when === 'after') await gate;
+      return result;
+    },
+  });
+  return { wrap, arm: () => (armed = true), open: () => release() };
+}
+
+const countRows = (store: Store, table: string) => store.read(async (tx) => Number((await tx.get<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))!.n));
+
+describe('forwarded writes', () => {
+  it('run in the first server, for the session of the one that sent them', async () => {
+    const writer = await server('alice');
+    const other = await server('bob');
+    value(await writer.baton.createIssue({ title: 'first' }));
+    expect(writer.route.writing).toBe(true);
+
+    value(await other.baton.createIssue({ title: 'second' }));
+    expect(other.route.writing).toBe(false);
+    const claimed = value(await other.baton.claimIssue({ key: 'BAT-2' }));
+    const token = claimed.lease.claimToken!;
+    expect(claimed.lease.agent).toBe('bob');
+    // The token came back into bob's session: its reads show it, its leases are its own.
+    expect(value(await other.baton.getIssue({ key: 'BAT-2' })).lease?.claimToken).toBe(token);
+    expect(value(await other.baton.checkClaim({ key: 'BAT-2', claimToken: token })).youHold).toBe(true);
+    expect(value(await writer.baton.checkClaim({ key: 'BAT-2' })).youHold).toBe(false);
+    value(await other.baton.heartbeat({ key: 'BAT-2', claimToken: token }));
+    value(await other.baton.done({ key: 'BAT-2', claimToken: token }));
+    expect(value(await other.baton.getIssue({ key: 'BAT-2' })).issue.status).toBe('done');
+  });
+
+  it('keep a record per write until the next one confirms its answer arrived, and no token readable in the files', async () => {
+    await server('alice').then((s) => s.baton.createIssue({ title: 'first' }));
+    const other = await server('bob');
+    const claimed = value(await other.baton.claimIssue({ key: 'BAT-1' }));
+    const answers = `${scratch.path}.answers`;
+    expect(await countRows(other.store, 'forwarded')).toBe(1);
+    expect(readdirSync(answers)).toHaveLength(1);
+    value(await other.baton.heartbeat({ key: 'BAT-1', claimToken: claimed.lease.claimToken! }));
+    expect(await countRows(other.store, 'forwarded')).toBe(1);
+    expect(readdirSync(answers)).toHaveLength(1);
+    const files = [scratch.path, `${scratch.path}-log`, ...readdirSync(answers).map((name) => join(answers, name))];
+    for (const file of files) expect(readFileSync(file).toString('latin1')).not.toContain(claimed.lease.claimToken!);
+    expect(statSync(answers).mode & 0o777).toBe(0o700);
+  });
+
+  it('leave no record when they change nothing, and still drop the answers their caller confirmed', async () => {
+    const writer = await server('alice');
+    value(await writer.baton.createIssue({ title: 'first' }));
+    const other = await server('bob');
+    value(await other.baton.createIssue({ title: 'second' }));
+    const answers = `${scratch.path}.answers`;
+    expect(readdirSync(answers)).toHaveLength(1);
+    for (const key of ['BAT-1', 'BAT-2']) value(await writer.baton.claimIssue({ key }));
+    const logBefore = (await other.store.info()).sizes?.log;
+    // Nothing left to claim: the claim changes nothing, so nothing is recorded or logged.
+    expect(value(await other.baton.nextIssue({}))).toBeNull();
+    expect((await other.store.info()).sizes?.log).toBe(logBefore);
+    expect(readdirSync(answers)).toHaveLength(0);
+    // The record of the confirmed write stays until it expires, with a write that commits.
+    expect(await countRows(other.store, 'forwarded')).toBe(1);
+  });
+
+  it('refusals travel back as they are', async () => {
+    await server('alice');
+    const other = await server('bob');
+    const refused = await other.baton.heartbeat({ key: 'BAT-9', claimToken: 'bt_nope' });
+    expect(refused.ok).toBe(false);
+    expect(!refused.ok && refused.error.code).toBe('NOT_FOUND');
+  });
+
+  it('run once when the writer committed one but never answered: the caller answers from its record', async () => {
+    const stall = gated('after');
+    const writer = await server('alice', { store: stall.wrap });
+    value(await writer.baton.createIssue({ title: 'first' }));
+    const other = await server('bob', { answerTimeoutMs: 300 });
+    value(await other.baton.createIssue({ title: 'second' }));
+    stall.arm();
+    const claimed = value(await other.baton.claimIssue({ key: 'BAT-1' }));
+    expect(claimed.lease.agent).toBe('bob');
+    expect(await countRows(other.store, 'leases')).toBe(1);
+    expect(await countRows(other.store, 'tokens')).toBe(1);
+    // The answer bob gave is the one alice committed: its token is the lease's.
+    expect(value(await other.baton.checkClaim({ key: 'BAT-1', claimToken: claimed.lease.claimToken! })).youHold).toBe(true);
+    stall.open();
+  });
+
+  it('run once when the writer had not begun one: the caller runs it, and the late copy changes nothing', async () => {
+    const stall = gated('before');
+    const writer = await server('alice', { store: stall.wrap });
+    value(await writer.baton.createIssue({ title: 'first' }));
+    const other = await server('bob', { answerTimeoutMs: 300 });
+    value(await other.baton.createIssue({ title: 'second' }));
+    stall.arm();
+    const checkpointed = value(await other.baton.claimIssue({ key: 'BAT-1' }));
+    expect(await countRows(other.store, 'leases')).toBe(1);
+    // alice's copy now runs, finds bob's record and answers it to nobody.
+    stall.open();
+    await writer.route.close();
+    expect(await countRows(other.store, 'leases')).toBe(1);
+    expect(await countRows(other.store, 'tokens')).toBe(1);
+    expect(value(await other.baton.checkClaim({ key: 'BAT-1', claimToken: checkpointed.lease.claimToken! })).youHold).toBe(true);
+  });
+
+  it('find a new writer when the last one went away', async () => {
+    const first = await server('alice');
+    value(await first.baton.createIssue({ title: 'first' }));
+    const other = await server('bob');
+    value(await other.baton.createIssue({ title: 'second' }));
+    await first.route.close();
+    expect(existsSync(`${scratch.path}.sock`)).toBe(false);
+    // The first write after may still meet the closing connection and run here itself.
+    value(await other.baton.createIssue({ title: 'third' }));
+    value(await other.baton.createIssue({ title: 'fourth' }));
+    expect(other.route.writing).toBe(true);
+    expect(await countRows(other.store, 'issues')).toBe(4);
+    expect(existsSync(`${scratch.path}.sock`)).toBe(true);
+  });
+
+  it('clear the socket a killed writer left behind', async () => {
+    const socket = `${scratch.path}.sock`;
+    const killed = spawnSync(process.execPath, ['-e', `require('node:net').createServer().listen(${JSON.stringify(socket)}, () => process.kill(process.pid, 'SIGKILL'))`]);
+    expect(killed.signal).toBe('SIGKILL');
+    expect(existsSync(socket)).toBe(true);
+    const first = await server('alice');
+    value(await first.baton.createIssue({ title: 'first' }));
+    expect(first.route.writing).toBe(true);
+  });
+});
+
+describe('a tagged write', () => {
+  it('runs once however often it is run, and answers the same each time', async () => {
+    const store = await scratch.open();
+    const caller = { agent: 'bob', session: 'bob-session', renewer: null, worktree: null };
+    value(await new Baton({ store, caller, config: DEFAULTS }).createIssue({ title: 'first' }));
+    const request: WriteRequest = {
+      seq: 1,
+      op: 'claimIssue',
+      args: [{ key: 'BAT-1' }],
+      caller,
+      config: DEFAULTS,
+      tokens: [],
+      tag: { id: 'a'.repeat(32), key: Buffer.alloc(32, 7).toString('base64'), confirmed: [] },
+    };
+    const first = await runTagged(store, request);
+    const again = await runTagged(await scratch.open(), request);
+    expect(again).toEqual(first);
+    expect('result' in first && first.result.ok).toBe(true);
+    expect(await countRows(store, 'leases')).toBe(1);
+    expect(await countRows(store, 'tokens')).toBe(1);
+  });
+});
