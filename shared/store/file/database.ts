@@ -22,8 +22,8 @@ export interface LoadedDatabase {
   /** Random id minted when the database was created; its logs carry it too. */
   databaseId: string;
   /**
-   * The array the file was opened in, while nothing else holds it: sql.js drops it when
-   * the file outgrows it, and then it must not be kept alive (see `exportSnapshot`).
+   * The array the file was opened in, held weakly: sql.js lets go of it when the file
+   * outgrows it, and then it must not be kept alive (see `exportSnapshot`).
    */
   openedIn?: WeakRef<Uint8Array>;
 }

@@ -60,8 +60,9 @@ export class DatabaseImage {
 }
 
 /**
- * Opens an image as a database. The image's array becomes the database's file, so the
- * image must not be used afterwards.
+ * Opens an image as a database. The image's array becomes the database's file, so
+ * nothing else may write to it afterwards (a snapshot may be written out of it: see
+ * file-in-place.ts).
  */
 export function openImage(sqlJs: SqlJs, image: DatabaseImage): SqlJsDatabase {
   // sql.js creates the file with `data.slice(0, length)` (a first write into an empty file
