@@ -35,7 +35,9 @@ export function forwardWrites(baton: Baton, deps: { tokens: SessionTokens; store
     }
     if ('failure' in answer) throw new Error(`the writing server failed: ${answer.failure}`);
     tokens.apply(answer.tokens);
-    confirmed.push(tag.id);
+    // Confirmations ride on a write that records; one that changed nothing hands them on.
+    if (answer.recorded) confirmed.push(tag.id);
+    else confirmed = [...tag.confirmed, ...confirmed];
     return answer.result;
   };
 

@@ -25,10 +25,11 @@ interface Sealed {
 export async function runTagged(store: Store, request: WriteRequest): Promise<WriteAnswer> {
   const changes: TokenChange[] = [];
   const tokens = new SessionTokens(request.tokens, changes);
-  const baton = new Baton({ store: taggedStore(store, request.tag, tokens, changes), caller: request.caller, config: request.config, tokens });
+  const outcome = { recorded: false };
+  const baton = new Baton({ store: taggedStore(store, request.tag, tokens, changes, outcome), caller: request.caller, config: request.config, tokens });
   const operation = baton[request.op] as (...args: unknown[]) => Promise<Result<unknown>>;
   const result = await operation.apply(baton, request.args);
-  return { seq: request.seq, result, tokens: changes };
+  return { seq: request.seq, result, tokens: changes, recorded: outcome.recorded };
 }
 
 /**
@@ -42,7 +43,7 @@ export async function runTagged(store: Store, request: WriteRequest): Promise<Wr
  * the size that triggers compaction twice as soon. It needs no flush to disk: only a
  * caller that is still running ever asks for it, and a crash of the machine ends those.
  */
-function taggedStore(store: Store, tag: RequestTag, tokens: SessionTokens, changes: TokenChange[]): Store {
+function taggedStore(store: Store, tag: RequestTag, tokens: SessionTokens, changes: TokenChange[], outcome: { recorded: boolean }): Store {
   const key = Buffer.from(tag.key, 'base64');
   const answers = new AnswerFiles(storePaths(store.location).answers);
   let wrote = false;
@@ -55,12 +56,14 @@ function taggedStore(store: Store, tag: RequestTag, tokens: SessionTokens, chang
     info: () => store.info(),
     // The store outlives the request.
     close: async () => {},
-    write<T>(fn: (tx: Tx) => Promise<Result<T>>): Promise<Result<T>> {
+    async write<T>(fn: (tx: Tx) => Promise<Result<T>>): Promise<Result<T>> {
       // One record answers for one transaction: every write operation of Baton has one.
       if (wrote) throw new Error('a forwarded operation may write once');
       wrote = true;
-      return store.write(async (tx) => {
+      let recorded = false;
+      const answer = await store.write(async (tx) => {
         if (await tx.get('SELECT id FROM forwarded WHERE id = ?', [tag.id])) {
+          recorded = true;
           const sealed = answers.read(tag.id);
           // Gone only once its caller confirmed it, or gave up on it long ago: nobody waits.
           if (sealed === undefined) throw new Error(`forwarded write ${tag.id} committed, and its answer is no longer kept`);
@@ -74,7 +77,8 @@ function taggedStore(store: Store, tag: RequestTag, tokens: SessionTokens, chang
         if (!result.ok || (await totalChanges(tx)) === changedBefore) {
           // A refusal or a write that changed nothing (a claim finding no work) leaves nothing
           // that could happen twice: run again, it answers anew, so no record grows the log.
-          // The records its caller confirmed go when they expire; their answers go now.
+          // The records its caller confirmed go with its next write that records; their
+          // answers go now.
           answers.remove(tag.confirmed);
           return result;
         }
@@ -84,8 +88,12 @@ function taggedStore(store: Store, tag: RequestTag, tokens: SessionTokens, chang
         answers.remove(done);
         answers.write(tag.id, seal(key, { result, tokens: changes.slice(before) } satisfies Sealed));
         await tx.run('INSERT INTO forwarded (id, at) VALUES (?, ?)', [tag.id, tx.now]);
+        recorded = true;
         return result;
       });
+      // Only once committed: a write that failed took its record and its confirmations back.
+      outcome.recorded = recorded;
+      return answer;
     },
   };
 }

@@ -59,8 +59,12 @@ export interface WriteRequest {
   tag: RequestTag;
 }
 
-/** The answer, with what the operation changed in the session's tokens. */
-export type WriteAnswer = { seq: number; result: Result<unknown>; tokens: TokenChange[] } | { seq: number; failure: string };
+/**
+ * The answer, with what the operation changed in the session's tokens, and whether the
+ * write's record is in the database (it removed the confirmed records with it). A write
+ * that changed nothing has none.
+ */
+export type WriteAnswer = { seq: number; result: Result<unknown>; tokens: TokenChange[]; recorded: boolean } | { seq: number; failure: string };
 
 /** What a request id is: 16 random bytes in hex. */
 export const REQUEST_ID = /^[0-9a-f]{32}$/;

@@ -96,7 +96,7 @@ describe('forwarded writes', () => {
     expect(statSync(answers).mode & 0o777).toBe(0o700);
   });
 
-  it('leave no record when they change nothing, and still drop the answers their caller confirmed', async () => {
+  it('leave no record when they change nothing, and hand on the confirmations they carried', async () => {
     const writer = await server('alice');
     value(await writer.baton.createIssue({ title: 'first' }));
     const other = await server('bob');
@@ -109,8 +109,11 @@ describe('forwarded writes', () => {
     expect(value(await other.baton.nextIssue({}))).toBeNull();
     expect((await other.store.info()).sizes?.log).toBe(logBefore);
     expect(readdirSync(answers)).toHaveLength(0);
-    // The record of the confirmed write stays until it expires, with a write that commits.
+    // The record of the confirmed write goes with the next write that records.
     expect(await countRows(other.store, 'forwarded')).toBe(1);
+    value(await other.baton.createIssue({ title: 'third' }));
+    expect(await countRows(other.store, 'forwarded')).toBe(1);
+    expect(readdirSync(answers)).toHaveLength(1);
   });
 
   it('refusals travel back as they are', async () => {
