@@ -61,7 +61,7 @@ function taggedStore(store: Store, tag: RequestTag, tokens: SessionTokens, chang
       if (wrote) throw new Error('a forwarded operation may write once');
       wrote = true;
       let recorded = false;
-      const answer = await store.write(async (tx) => {
+      const answered = await store.write(async (tx) => {
         if (await tx.get('SELECT id FROM forwarded WHERE id = ?', [tag.id])) {
           recorded = true;
           const sealed = answers.read(tag.id);
@@ -93,7 +93,7 @@ function taggedStore(store: Store, tag: RequestTag, tokens: SessionTokens, chang
       });
       // Only once committed: a write that failed took its record and its confirmations back.
       outcome.recorded = recorded;
-      return answer;
+      return answered;
     },
   };
 }
