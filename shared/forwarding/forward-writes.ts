@@ -26,18 +26,19 @@ export function forwardWrites(baton: Baton, deps: { tokens: SessionTokens; store
     const tag = { id: randomBytes(16).toString('hex'), key, confirmed };
     confirmed = [];
     const request: Omit<WriteRequest, 'seq'> = { op, args, caller: baton.caller, config: baton.config, tokens: tokens.entries(), tag };
-    let answer: WriteAnswer;
+    let answer: WriteAnswer | undefined;
     try {
-      answer = await link.call(request);
-    } catch (error) {
-      if (!(error instanceof WriterLostError)) throw error;
-      answer = await runTagged(store, { ...request, seq: 0 });
+      answer = await link.call(request).catch((error: unknown) => {
+        if (!(error instanceof WriterLostError)) throw error;
+        return runTagged(store, { ...request, seq: 0 });
+      });
+    } finally {
+      // Confirmations ride on a write that records; any other hands them on.
+      if (answer && 'result' in answer && answer.recorded) confirmed.push(tag.id);
+      else confirmed = [...tag.confirmed, ...confirmed];
     }
     if ('failure' in answer) throw new Error(`the writing server failed: ${answer.failure}`);
     tokens.apply(answer.tokens);
-    // Confirmations ride on a write that records; one that changed nothing hands them on.
-    if (answer.recorded) confirmed.push(tag.id);
-    else confirmed = [...tag.confirmed, ...confirmed];
     return answer.result;
   };
 
