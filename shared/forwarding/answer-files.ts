@@ -1,5 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { errnoCode } from '../store/file/file-system.js';
 
 /**
  * The sealed answers of forwarded writes, one file per request id, in a folder beside
@@ -9,8 +10,15 @@ export class AnswerFiles {
   constructor(private readonly dir: string) {}
 
   write(id: string, sealed: Buffer): void {
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    writeFileSync(join(this.dir, id), sealed, { mode: 0o600 });
+    const path = join(this.dir, id);
+    try {
+      writeFileSync(path, sealed, { mode: 0o600 });
+    } catch (error) {
+      // The folder is made by the first answer only: every forwarded write passes here.
+      if (errnoCode(error) !== 'ENOENT') throw error;
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      writeFileSync(path, sealed, { mode: 0o600 });
+    }
   }
 
   read(id: string): Buffer | undefined {
