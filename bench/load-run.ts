@@ -75,6 +75,11 @@ export interface LoadResult {
   /** CPU time of the MCP agents (the clients) per operation, in ms; MCP runs only. */
   clientCpuMsPerOp?: number | null;
   /**
+   * CPU time per operation (of all of them) of the busiest measured process: over MCP the
+   * server writing for the others, whose work is serial; store-direct, the agent that did most.
+   */
+  busiestCpuMsPerOp: number | null;
+  /**
    * Store-direct runs on one file: how busy the write lock was. `busyShare` is the share of
    * the windows in which some process was inside a write (from its callback's start to its
    * return); `gapMs` the time from one write's return to the next one's callback, across
@@ -102,9 +107,13 @@ interface WindowResult {
   phases: Phases[];
   spans: number[][];
   cpuMs: number;
+  /** The same, per measured process. */
+  cpuMsByProcess: number[];
   clientCpuMs: number;
   rssEndMb: number;
 }
+
+const total = (values: number[]) => values.reduce((n, v) => n + v, 0);
 
 function nextMessage(child: ChildProcess, type: string, timeoutMs: number, what: string): Promise<Message> {
   return new Promise((resolve, reject) => {
@@ -201,11 +210,12 @@ export class AgentSet {
     const startAt = epochNow() + 100;
     const results = this.agents.map((a, i) => nextMessage(a.child, 'result', settleMs + durationMs + 300_000, `agent ${i + 1}`));
     for (const a of this.agents) a.child.send({ type: 'window', startAt, warmupMs: settleMs, durationMs, minCycles });
-    const cpu = (pids: number[]) => pids.reduce((sum, pid) => sum + (processCpuMs(pid) ?? NaN), 0);
+    const cpu = (pids: number[]) => pids.map((pid) => processCpuMs(pid) ?? NaN);
     const measured = this.agents.map((a) => a.measuredPid);
     const clients = this.config.via === 'mcp' ? this.agents.map((a) => a.child.pid!) : [];
-    let atStart = { measured: NaN, clients: NaN };
-    let atEnd = { measured: NaN, clients: NaN };
+    const unread = { measured: [NaN], clients: [NaN] };
+    let atStart = unread;
+    let atEnd = unread;
     let rssEnd = 0;
     const timers = [
       setTimeout(() => (atStart = { measured: cpu(measured), clients: cpu(clients) }), startAt + settleMs - epochNow()),
@@ -224,9 +234,20 @@ export class AgentSet {
       for (const t of timers) clearTimeout(t);
     }
     // The results can arrive before this process's own end-of-window timer ran (it is busy too).
-    if (Number.isNaN(atEnd.measured)) atEnd = { measured: cpu(measured), clients: cpu(clients) };
+    if (atEnd === unread) atEnd = { measured: cpu(measured), clients: cpu(clients) };
     if (!keep) return;
-    const window: WindowResult = { durationMs, loops: [], phases: [], spans: [], cpuMs: atEnd.measured - atStart.measured, clientCpuMs: atEnd.clients - atStart.clients, rssEndMb: rssEnd };
+    const spent = (end: number[], start: number[]) => end.map((ms, i) => ms - start[i]);
+    const cpuMsByProcess = spent(atEnd.measured, atStart.measured);
+    const window: WindowResult = {
+      durationMs,
+      loops: [],
+      phases: [],
+      spans: [],
+      cpuMs: total(cpuMsByProcess),
+      cpuMsByProcess,
+      clientCpuMs: total(spent(atEnd.clients, atStart.clients)),
+      rssEndMb: rssEnd,
+    };
     for (const m of answers) {
       if (m.type !== 'result') continue;
       window.loops.push(m.result);
@@ -273,6 +294,7 @@ export class AgentSet {
     }
     const cpuMs = this.windows.reduce((n, w) => n + w.cpuMs, 0);
     const clientCpuMs = this.windows.reduce((n, w) => n + w.clientCpuMs, 0);
+    const busiestCpuMs = Math.max(...this.agents.map((_, i) => total(this.windows.map((w) => w.cpuMsByProcess[i]))));
     const perOp = (ms: number) => (Number.isFinite(ms) && operations > 0 ? round(ms / operations) : null);
     const phases = mergePhases(this.windows.flatMap((w) => w.phases));
     // PostgreSQL writers hold row locks, not one lock: their spans overlap and say nothing of hand-overs.
@@ -302,6 +324,7 @@ export class AgentSet {
       openMs: round(Math.max(...this.agents.map((a) => a.openMs))),
       cpuMsPerOp: perOp(cpuMs),
       ...(config.via === 'mcp' ? { clientCpuMsPerOp: perOp(clientCpuMs) } : {}),
+      busiestCpuMsPerOp: perOp(busiestCpuMs),
       ...(lock ? { lock } : {}),
       ...(phases ? { phases } : {}),
       loadAvg: round(loadavg()[0]),

@@ -114,6 +114,21 @@ export function opsTable(runs: readonly RunEntry[]): string {
   return ['per operation, p50/p99 ms:', ...lines].join('\n');
 }
 
+/**
+ * Where the CPU went, per operation: all measured processes together, the busiest of them
+ * (over MCP the server writing for the others) and, over MCP, the agents.
+ */
+export function cpuTable(runs: readonly RunEntry[]): string {
+  const lines = runs
+    .filter((r) => r.procs > 1 && r.store !== 'postgres')
+    .map((r) => {
+      const measured = r.via === 'mcp' ? 'servers' : 'agents';
+      const clients = r.via === 'mcp' ? `, agents ${fmt(r.clientCpuMsPerOp)}` : '';
+      return `${pad(`${k(r.issues)} x${r.procs} ${r.store}/${r.via}`, 24)} ${measured} ${fmt(r.cpuMsPerOp)} (busiest ${fmt(r.busiestCpuMsPerOp)})${clients}`;
+    });
+  return ['CPU ms per operation, several processes:', ...lines].join('\n');
+}
+
 /** Store-direct runs: per operation, statements run and where the transaction's time went (means, ms). */
 export function phasesTable(runs: readonly RunEntry[]): string {
   const ops = ['claim', 'heartbeat', 'checkpoint', 'done', 'reopen'];

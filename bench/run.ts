@@ -10,7 +10,7 @@ import { measureFloor } from './floor.js';
 import { AgentSet, type SetConfig } from './load-run.js';
 import { PostgresDatasets } from './postgres.js';
 import { modelProbe, readPathProbe, recoveryProbe, spawnProbe } from './probes.js';
-import { addRatios, judgeTargets, opsTable, phasesTable, probesText, runsTable, targetsTable } from './report.js';
+import { addRatios, cpuTable, judgeTargets, opsTable, phasesTable, probesText, runsTable, targetsTable } from './report.js';
 import type { BenchResults, RunEntry } from './results-shape.js';
 import { round } from './stats.js';
 import type { StoreKind } from './stores.js';
@@ -200,7 +200,7 @@ async function main(): Promise<void> {
   results.elapsedSec = round((performance.now() - started) / 1000);
   results.targets = judgeTargets(results);
   write(results);
-  process.stdout.write(`\n${runsTable(results.runs as RunEntry[])}\n\n${opsTable(results.runs)}\n\n${phasesTable(results.runs)}\n\n${probesText(results)}\n\ntargets:\n${targetsTable(results.targets)}\n`);
+  process.stdout.write(`\n${runsTable(results.runs as RunEntry[])}\n\n${opsTable(results.runs)}\n\n${cpuTable(results.runs)}\n\n${phasesTable(results.runs)}\n\n${probesText(results)}\n\ntargets:\n${targetsTable(results.targets)}\n`);
   if (results.errors.length) process.stdout.write(`\nerrors:\n${results.errors.join('\n')}\n`);
   process.stdout.write(`\nwrote bench/results/latest.json and bench/results/chart.svg (${results.elapsedSec} s)\n`);
 }
