@@ -10,7 +10,7 @@ import { addComment, listComments } from './rules/comments.js';
 import { claimNext, claimResult, readyIssues, rememberRequest, replayRequest, reserveRequest } from './rules/dispatch.js';
 import { finish, judge, releaseByOperator, releaseLease, submit } from './rules/finish.js';
 import { lockRelationGraph } from './rules/graph-lock.js';
-import { findIssue, findIssueById, issueView, loadCheckpoint, loadRelations, lockIssues, summaries, touchIssue } from './rules/issues.js';
+import { findIssue, findIssueById, issueView, loadCheckpoint, loadRelations, lockIssues, statusesOf, summaries, touchIssue } from './rules/issues.js';
 import { anyExpired, authorize, claim, getLease, holderOf, isLive, type LeaseContext, leaseView, renew, SessionTokens, sweepExpired } from './rules/leases.js';
 import { listIssues } from './rules/listing.js';
 import { changeRelation } from './rules/relations.js';
@@ -376,6 +376,17 @@ export class Baton {
     const valid = check().int('limit', input.limit, 1, LIMITS.listMax).labels('labels', input.labels).done();
     if (!valid.ok) return valid;
     return this.read(async (tx) => ok({ issues: await summaries(tx, await readyIssues(tx, 'worker', input.labels ?? [], input.limit ?? LIMITS.listDefault)) }));
+  }
+
+  /**
+   * The status of each issue among `keys` (as the store gives them, in `blockedBy` say),
+   * in one read; keys that name no issue are left out. For the editor, whose Blocked list
+   * meets blockers in none of the lists it read.
+   */
+  async issueStatuses(keys: readonly string[]): Promise<Result<Map<string, T.Status>>> {
+    const valid = keys.reduce((checks, key, i) => checks.key(`keys.${i}`, key), check()).done();
+    if (!valid.ok) return valid;
+    return this.read(async (tx) => ok(await statusesOf(tx, keys)));
   }
 
   /**

@@ -3,8 +3,6 @@ import { LIMITS } from '../../shared/limits.js';
 import { ok, type Result } from '../../shared/result.js';
 import type { IssueSummary, Status } from '../../shared/types.js';
 
-/** Blockers of unknown status looked up one by one; more are taken as unfinished. */
-const LOOKUP_LIMIT = 100;
 const FINISHED: ReadonlySet<Status> = new Set(['done', 'cancelled']);
 
 /** A list as the store gave it: a page, and whether more follow. */
@@ -18,8 +16,8 @@ interface ListRead {
  * only its unfinished blockers in `blockedBy`. While the open lists are whole they tell
  * it at no cost: an issue in none of them is finished. Once one is cut, the store says
  * which are blocked (not ready, by the dispatch rule itself), a page at a time, and the
- * blockers found in no list read are looked up; that costs a few milliseconds per 100
- * blocked issues, which a repository of that size pays only then.
+ * statuses of the blockers found in no list read are looked up in one read; that costs a
+ * few milliseconds per 100 blocked issues, which a repository of that size pays only then.
  */
 export async function readBlocked(baton: Baton, lists: { todo: ListRead; doing: ListRead; review: ListRead; done: ListRead }): Promise<Result<IssueSummary[]>> {
   const open = [lists.todo, lists.doing, lists.review];
@@ -39,9 +37,10 @@ export async function readBlocked(baton: Baton, lists: { todo: ListRead; doing: 
 
   const statuses = new Map<string, Status>([...open, lists.done].flatMap((l) => l.issues).map((i) => [i.key, i.status]));
   for (const i of notReady) statuses.set(i.key, i.status);
-  const unknown = [...new Set(notReady.flatMap((i) => i.blockedBy))].filter((k) => !statuses.has(k)).slice(0, LOOKUP_LIMIT);
-  const found = await Promise.all(unknown.map(async (key) => ({ key, detail: await baton.getIssue({ key }) })));
-  for (const { key, detail } of found) if (detail.ok) statuses.set(key, detail.value.issue.status);
+  const unknown = [...new Set(notReady.flatMap((i) => i.blockedBy))].filter((k) => !statuses.has(k));
+  const found = await baton.issueStatuses(unknown);
+  if (!found.ok) return found;
+  for (const [key, status] of found.value) statuses.set(key, status);
   return ok(narrow(notReady, (key) => !FINISHED.has(statuses.get(key) ?? 'todo')));
 }
 

@@ -90,6 +90,20 @@ export async function loadRelations(tx: Tx, row: IssueRow): Promise<Relations> {
   return relations;
 }
 
+/** Keys per statement in `statusesOf`: well inside every backend's limit on parameters. */
+const KEYS_PER_STATEMENT = 500;
+
+/** The status of each of `keys` that names an issue, a few hundred keys per statement. */
+export async function statusesOf(tx: Tx, keys: readonly string[]): Promise<Map<string, Status>> {
+  const statuses = new Map<string, Status>();
+  for (let at = 0; at < keys.length; at += KEYS_PER_STATEMENT) {
+    const chunk = keys.slice(at, at + KEYS_PER_STATEMENT);
+    const rows = await tx.all<{ key: string; status: Status }>(`SELECT key, status FROM issues WHERE key IN (${placeholders(chunk.length)})`, chunk);
+    for (const r of rows) statuses.set(r.key, r.status);
+  }
+  return statuses;
+}
+
 export async function loadCheckpoint(tx: Tx, row: IssueRow) {
   if (row.checkpoint_id === null) return null;
   const cp = await tx.get<CheckpointRow>('SELECT * FROM checkpoints WHERE id = ?', [row.checkpoint_id]);

@@ -73,6 +73,21 @@ describe('issues', () => {
       expect(value(await s.listIssues({ text })).issues.map((i) => i.key), text).toEqual(['BAT-1']);
     }
   });
+
+  it('reads the statuses of many issues at once, leaving out keys that name none', async () => {
+    const h = await harness();
+    const s = h.session('a');
+    const keys: string[] = [];
+    for (let n = 1; n <= 1203; n++) keys.push(value(await s.createIssue({ title: `Issue ${n}` })).issue.key);
+    value(await s.updateIssue({ key: 'BAT-2', status: 'done' }));
+    value(await s.updateIssue({ key: 'BAT-1202', status: 'cancelled' }));
+    const statuses = value(await s.issueStatuses([...keys, 'BAT-5000']));
+    expect(statuses.size).toBe(1203);
+    expect([statuses.get('BAT-1'), statuses.get('BAT-2'), statuses.get('BAT-1202'), statuses.get('BAT-1203')]).toEqual(['todo', 'done', 'cancelled', 'todo']);
+    expect(statuses.has('BAT-5000')).toBe(false);
+    expect(value(await s.issueStatuses([])).size).toBe(0);
+    expect(refusal(await s.issueStatuses(['BAT-1', 'not a key']))).toMatchObject({ code: 'INVALID_INPUT' });
+  }, 60_000);
 });
 
 describe('relations', () => {
