@@ -116,7 +116,8 @@ export function opsTable(runs: readonly RunEntry[]): string {
 
 /**
  * Where the CPU went, per operation: all measured processes together, the busiest of them
- * (over MCP the server writing for the others) and, over MCP, the agents.
+ * (over MCP the server writing for the others) and, over MCP, the agents. PostgreSQL's
+ * runs are left out: most of their work is in the database server, which is not measured.
  */
 export function cpuTable(runs: readonly RunEntry[]): string {
   const lines = runs
