@@ -2,6 +2,8 @@
 
 export const STATUSES = ['todo', 'doing', 'review', 'done', 'cancelled'] as const;
 export type Status = (typeof STATUSES)[number];
+/** Statuses of work that is over: an issue in one of them no longer blocks anything. */
+export const FINISHED: readonly Status[] = ['done', 'cancelled'];
 
 export const ROLES = ['worker', 'reviewer'] as const;
 export type Role = (typeof ROLES)[number];

@@ -1,9 +1,7 @@
 import type { Baton } from '../../shared/baton.js';
 import { LIMITS } from '../../shared/limits.js';
 import { ok, type Result } from '../../shared/result.js';
-import type { IssueSummary, Status } from '../../shared/types.js';
-
-const FINISHED: ReadonlySet<Status> = new Set(['done', 'cancelled']);
+import { FINISHED, type IssueSummary, type Status } from '../../shared/types.js';
 
 /** A list as the store gave it: a page, and whether more follow. */
 interface ListRead {
@@ -41,7 +39,7 @@ export async function readBlocked(baton: Baton, lists: { todo: ListRead; doing: 
   const found = await baton.issueStatuses(unknown);
   if (!found.ok) return found;
   for (const [key, status] of found.value) statuses.set(key, status);
-  return ok(narrow(notReady, (key) => !FINISHED.has(statuses.get(key) ?? 'todo')));
+  return ok(narrow(notReady, (key) => !FINISHED.includes(statuses.get(key) ?? 'todo')));
 }
 
 /**

@@ -3,7 +3,7 @@ import { LIMITS } from '../../shared/limits.js';
 import type { Result } from '../../shared/result.js';
 import { ok } from '../../shared/result.js';
 import type { ListIssuesInput } from '../../shared/inputs.js';
-import type { IssueSummary, Status } from '../../shared/types.js';
+import { FINISHED, type IssueSummary, type Status } from '../../shared/types.js';
 import type { IssueRow } from './tables.js';
 
 /** Every issue matching `filter`, up to `limit`, following cursors; `keep` drops some on the way. */
@@ -31,13 +31,16 @@ export async function listAll(
  * Joins issues with the live claims on them, their latest checkpoint note, and whether an
  * unfinished issue blocks them. Only an unheld `doing` issue needs a look of its own (its
  * note says where to resume; held ones carry it in their claim), and only blockers
- * outside the list need their status looked up.
+ * outside the list need their status looked up, all in one read.
  */
 export async function withClaims(baton: Baton, issues: IssueSummary[]): Promise<Result<IssueRow[]>> {
   const claims = await baton.listClaims();
   if (!claims.ok) return claims;
   const byKey = new Map(claims.value.claims.map((claim) => [claim.key, claim]));
   const statusOf = new Map<string, Status>(issues.map((issue) => [issue.key, issue.status]));
+  const outside = await baton.issueStatuses([...new Set(issues.flatMap((issue) => issue.blockedBy))].filter((key) => !statusOf.has(key)));
+  if (!outside.ok) return outside;
+  for (const [key, status] of outside.value) statusOf.set(key, status);
   const rows: IssueRow[] = [];
   for (const issue of issues) {
     const claim = byKey.get(issue.key) ?? null;
@@ -47,19 +50,8 @@ export async function withClaims(baton: Baton, issues: IssueSummary[]): Promise<
       if (!detail.ok) return detail;
       checkpointNote = detail.value.checkpoint?.note ?? null;
     }
-    let blocked = false;
-    for (const blocker of issue.blockedBy) {
-      if (!statusOf.has(blocker)) {
-        const detail = await baton.getIssue({ key: blocker });
-        if (!detail.ok) return detail;
-        statusOf.set(blocker, detail.value.issue.status);
-      }
-      blocked ||= !FINISHED.includes(statusOf.get(blocker)!);
-    }
+    const blocked = issue.blockedBy.some((blocker) => !FINISHED.includes(statusOf.get(blocker) ?? 'todo'));
     rows.push({ ...issue, blocked, claim, checkpointNote });
   }
   return ok(rows);
 }
-
-/** Statuses that no longer block anything and that `baton ls` hides unless asked. */
-export const FINISHED: readonly Status[] = ['done', 'cancelled'];

@@ -3,11 +3,11 @@ import { LIMITS } from '../../shared/limits.js';
 import type { Baton } from '../../shared/baton.js';
 import type { Result } from '../../shared/result.js';
 import { ok } from '../../shared/result.js';
-import type { IssueSummary, Status } from '../../shared/types.js';
+import { FINISHED, type IssueSummary, type Status } from '../../shared/types.js';
 import type { CliDeps, CommonOptions } from './context.js';
 import { action, withCommonOptions } from './context.js';
 import { unwrap } from './exit.js';
-import { FINISHED, listAll, withClaims } from './list-rows.js';
+import { listAll, withClaims } from './list-rows.js';
 import { parseStatus, positiveInt } from './options.js';
 import { issuesTable } from './tables.js';
 

@@ -176,5 +176,3 @@ export async function touchIssue(tx: Tx, id: number, sets: Record<string, string
     id,
   ]);
 }
-
-export const FINISHED: readonly Status[] = ['done', 'cancelled'];

@@ -54,6 +54,12 @@ describe('baton add, ls, show, claims and release', () => {
     expect(issues.find((i: { key: string }) => i.key === 'BAT-2')).toMatchObject({ status: 'todo', claim: null, blockedBy: ['BAT-1'], blocked: true });
   });
 
+  it('ls judges a blocker outside the list by its status', async () => {
+    const { issues } = (await cli('ls', '--status', 'todo', '--json')).json();
+    expect(issues.map((i: { key: string }) => i.key)).not.toContain('BAT-1');
+    expect(issues.find((i: { key: string }) => i.key === 'BAT-2')).toMatchObject({ blockedBy: ['BAT-1'], blocked: true });
+  });
+
   it('ls prints a plain table with holder, countdown and checkpoint when piped', async () => {
     const run = await cli('ls');
     expect(run.status).toBe(0);
