@@ -12,7 +12,7 @@ import { finish, judge, releaseByOperator, releaseLease, submit } from './rules/
 import { lockRelationGraph } from './rules/graph-lock.js';
 import { findIssue, findIssueById, issueView, loadCheckpoint, loadRelations, lockIssues, statusesOf, summaries, touchIssue } from './rules/issues.js';
 import { anyExpired, authorize, claim, getLease, holderOf, isLive, type LeaseContext, leaseView, renew, SessionTokens, sweepExpired } from './rules/leases.js';
-import { listIssues } from './rules/listing.js';
+import { listIssues, recentlyDone } from './rules/listing.js';
 import { changeRelation } from './rules/relations.js';
 import { type CheckpointRow, iso, type IssueRow, type LeaseRow, placeholders, toCheckpoint } from './rules/rows.js';
 import { createIssue, updateIssue } from './rules/tracking.js';
@@ -376,6 +376,13 @@ export class Baton {
     const valid = check().int('limit', input.limit, 1, LIMITS.listMax).labels('labels', input.labels).done();
     if (!valid.ok) return valid;
     return this.read(async (tx) => ok({ issues: await summaries(tx, await readyIssues(tx, 'worker', input.labels ?? [], input.limit ?? LIMITS.listDefault)) }));
+  }
+
+  /** Done issues, those finished (or edited) last first: for the editor's Done list. */
+  async recentlyDone(input: { limit?: number } = {}): Promise<Result<{ issues: T.IssueSummary[] }>> {
+    const valid = check().int('limit', input.limit, 1, LIMITS.listMax).done();
+    if (!valid.ok) return valid;
+    return this.read(async (tx) => ok({ issues: await recentlyDone(tx, input.limit ?? LIMITS.listDefault) }));
   }
 
   /**

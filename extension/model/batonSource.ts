@@ -26,6 +26,7 @@ export interface BatonSourceOptions {
 
 /** How many issues of each status the view reads; past that a list is cut (Blocked never is). */
 const LIST_LIMIT = 1000;
+/** Done issues shown: those finished last. */
 const DONE_LIMIT = 10;
 /** Issues looked up one by one for their fence or checkpoint; more are shown without. */
 const DETAIL_LIMIT = 100;
@@ -253,14 +254,14 @@ async function readLists(baton: Baton): Promise<Result<IssueLists>> {
     baton.listIssues({ status: 'todo', limit: LIST_LIMIT }),
     baton.listIssues({ status: 'doing', limit: LIST_LIMIT }),
     baton.listIssues({ status: 'review', limit: LIST_LIMIT }),
-    baton.listIssues({ status: 'done', limit: LIST_LIMIT }),
+    baton.recentlyDone({ limit: DONE_LIMIT }),
   ]);
   if (!ready.ok) return ready;
   if (!todo.ok) return todo;
   if (!doing.ok) return doing;
   if (!review.ok) return review;
   if (!done.ok) return done;
-  const blocked = await readBlocked(baton, { todo: todo.value, doing: doing.value, review: review.value, done: done.value });
+  const blocked = await readBlocked(baton, { todo: todo.value, doing: doing.value, review: review.value });
   if (!blocked.ok) return blocked;
   const unheld = doing.value.issues.filter((i) => !i.held).slice(0, DETAIL_LIMIT);
   const details = await Promise.all(unheld.map(async (i: IssueSummary) => ({ key: i.key, detail: await baton.getIssue({ key: i.key }) })));
@@ -270,8 +271,7 @@ async function readLists(baton: Baton): Promise<Result<IssueLists>> {
     doing: doing.value.issues,
     review: review.value.issues,
     blocked: blocked.value,
-    // Lists come newest created first; the view wants the latest finished.
-    done: [...done.value.issues].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)).slice(0, DONE_LIMIT),
+    done: done.value.issues,
     checkpointed: details.filter(({ detail }) => detail.ok && detail.value.checkpoint).map(({ key }) => key),
   });
 }

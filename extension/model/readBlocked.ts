@@ -17,7 +17,7 @@ interface ListRead {
  * statuses of the blockers found in no list read are looked up in one read; that costs a
  * few milliseconds per 100 blocked issues, which a repository of that size pays only then.
  */
-export async function readBlocked(baton: Baton, lists: { todo: ListRead; doing: ListRead; review: ListRead; done: ListRead }): Promise<Result<IssueSummary[]>> {
+export async function readBlocked(baton: Baton, lists: { todo: ListRead; doing: ListRead; review: ListRead }): Promise<Result<IssueSummary[]>> {
   const open = [lists.todo, lists.doing, lists.review];
   if (open.every((l) => l.nextCursor === null)) {
     const unfinished = new Set(open.flatMap((l) => l.issues).map((i) => i.key));
@@ -33,7 +33,7 @@ export async function readBlocked(baton: Baton, lists: { todo: ListRead; doing: 
     cursor = page.value.nextCursor ?? undefined;
   } while (cursor !== undefined);
 
-  const statuses = new Map<string, Status>([...open, lists.done].flatMap((l) => l.issues).map((i) => [i.key, i.status]));
+  const statuses = new Map<string, Status>(open.flatMap((l) => l.issues).map((i) => [i.key, i.status]));
   for (const i of notReady) statuses.set(i.key, i.status);
   const unknown = [...new Set(notReady.flatMap((i) => i.blockedBy))].filter((k) => !statuses.has(k));
   const found = await baton.issueStatuses(unknown);

@@ -25,6 +25,16 @@ function decodeCursor(text: string): Cursor | null {
   }
 }
 
+/**
+ * The issues finished last, latest first. Lists run newest created first, so an old issue
+ * finished a minute ago can be far down the done list: this reads by the time of the
+ * last change instead, which for a done issue is when it was finished or last edited.
+ */
+export async function recentlyDone(tx: Tx, limit: number): Promise<IssueSummary[]> {
+  const rows = await tx.all<IssueRow>(`SELECT ${ISSUE_COLUMNS} FROM issues WHERE status = 'done' ORDER BY updated_at DESC, number DESC ${limitTo(limit)}`);
+  return summaries(tx, rows);
+}
+
 /** `%`, `_` and the escape itself match literally in a LIKE pattern. */
 function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

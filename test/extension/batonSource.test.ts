@@ -247,6 +247,26 @@ describe('BatonSource past the length of a list', () => {
     expect(state.kind === 'ready' && state.snapshot.blocked.map((i) => [i.key, i.blockedBy])).toEqual([['BAT-4', ['BAT-2']]]);
   });
 
+  it('shows in Done the issue finished last, however many newer issues finished before it', async () => {
+    const other = await agent('claude');
+    const create = async (title: string) => {
+      const created = await other.baton.createIssue({ title });
+      if (!created.ok) throw new Error(created.error.message);
+      return created.value.issue.key;
+    };
+    const finish = async (key: string) => expect((await other.baton.updateIssue({ key, status: 'done' })).ok).toBe(true);
+    const oldest = await create('The oldest issue');
+    for (let n = 2; n <= 1002; n++) await finish(await create(`Issue ${n}`));
+    // A moment later, so that it is not finished in the same millisecond as another.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await finish(oldest);
+
+    const state = await source().load();
+    if (state.kind !== 'ready') throw new Error(state.kind);
+    expect(state.snapshot.done).toHaveLength(10);
+    expect(state.snapshot.done[0].key).toBe(oldest);
+  }, 60_000);
+
   it('shows every blocked issue, with its unfinished blockers, however many issues are open', async () => {
     const other = await agent('claude');
     const create = async (title: string) => {

@@ -74,6 +74,22 @@ describe('issues', () => {
     }
   });
 
+  it('lists done issues by when they were finished, latest first, however old they are', async () => {
+    const h = await harness();
+    const s = h.session('a');
+    for (const title of ['Oldest', 'Middle', 'Newest', 'Dropped']) value(await s.createIssue({ title }));
+    for (const key of ['BAT-3', 'BAT-1']) {
+      h.clock.advance(1000);
+      value(await s.updateIssue({ key, status: 'done' }));
+    }
+    h.clock.advance(1000);
+    value(await s.updateIssue({ key: 'BAT-4', status: 'cancelled' }));
+    value(await s.updateIssue({ key: 'BAT-2', title: 'Middle, edited' }));
+    expect(value(await s.recentlyDone()).issues.map((i) => i.key)).toEqual(['BAT-1', 'BAT-3']);
+    expect(value(await s.recentlyDone({ limit: 1 })).issues.map((i) => i.key)).toEqual(['BAT-1']);
+    expect(refusal(await s.recentlyDone({ limit: 0 }))).toMatchObject({ code: 'INVALID_INPUT' });
+  });
+
   it('reads the statuses of many issues at once, leaving out keys that name none', async () => {
     const h = await harness();
     const s = h.session('a');
