@@ -378,6 +378,17 @@ export class Baton {
     return this.read(async (tx) => ok({ issues: await summaries(tx, await readyIssues(tx, 'worker', input.labels ?? [], input.limit ?? LIMITS.listDefault)) }));
   }
 
+  /** The fence of every live lease by issue key, in one read: for the editor, which releases a claim only at the fence it showed. */
+  async liveFences(): Promise<Result<Record<string, number>>> {
+    return this.read(async (tx) => {
+      const rows = await tx.all<{ key: string; fence: number }>(
+        'SELECT i.key, l.fence FROM leases l JOIN issues i ON i.id = l.issue_id WHERE l.expires_at > ?',
+        [tx.now],
+      );
+      return ok(Object.fromEntries(rows.map((r) => [r.key, Number(r.fence)])));
+    });
+  }
+
   /** Done issues, those finished (or edited) last first: for the editor's Done list. */
   async recentlyDone(input: { limit?: number } = {}): Promise<Result<{ issues: T.IssueSummary[] }>> {
     const valid = check().int('limit', input.limit, 1, LIMITS.listMax).done();

@@ -28,7 +28,7 @@ export interface BatonSourceOptions {
 const LIST_LIMIT = 1000;
 /** Done issues shown: those finished last. */
 const DONE_LIMIT = 10;
-/** Issues looked up one by one for their fence or checkpoint; more are shown without. */
+/** Unheld issues in progress looked up one by one for a checkpoint to resume from; more are shown without. */
 const DETAIL_LIMIT = 100;
 /** A store that fails to open or to read is closed and opened again after this long, not at every poll. */
 const RETRY_MS = 5000;
@@ -235,16 +235,13 @@ type IssueLists = Omit<BatonSnapshot, keyof ClaimsPart>;
 
 /** The live claims with their fences, and the sessions that tell whose holder still runs. */
 async function readClaims(baton: Baton): Promise<Result<ClaimsPart>> {
-  const [claims, sessions] = await Promise.all([baton.listClaims(), baton.listSessions()]);
+  const [claims, fences, sessions] = await Promise.all([baton.listClaims(), baton.liveFences(), baton.listSessions()]);
   if (!claims.ok) return claims;
+  if (!fences.ok) return fences;
   if (!sessions.ok) return sessions;
-  const fences: Record<string, number> = {};
-  const details = await Promise.all(claims.value.claims.slice(0, DETAIL_LIMIT).map(async (c) => ({ key: c.key, detail: await baton.getIssue({ key: c.key }) })));
-  for (const { key, detail } of details) {
-    // Gone or released between the two reads: the next reload shows it right.
-    if (detail.ok && detail.value.lease) fences[key] = detail.value.lease.fence;
-  }
-  return ok({ leaseSeconds: baton.leaseSeconds, claims: claims.value.claims, fences, sessions: sessions.value.sessions });
+  // A claim taken or ended between the reads shows right at the next reload.
+  const live = Object.fromEntries(claims.value.claims.filter((c) => c.key in fences.value).map((c) => [c.key, fences.value[c.key]]));
+  return ok({ leaseSeconds: baton.leaseSeconds, claims: claims.value.claims, fences: live, sessions: sessions.value.sessions });
 }
 
 /** The issue lists, and which unheld issues in progress have a checkpoint to resume from. */

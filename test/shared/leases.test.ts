@@ -87,6 +87,20 @@ describe('claiming', () => {
     }
     expect(fences).toEqual([1, 2, 3]);
   });
+
+  it('gives the fence of every live lease by key, and none of a lease that ended or expired', async () => {
+    const { h, admin } = await issues(3);
+    for (const agent of ['a', 'b']) {
+      const s = h.session(agent);
+      const claimed = value(await s.claimIssue({ key: 'BAT-1' }));
+      value(await s.release({ key: 'BAT-1', claimToken: claimed.lease.claimToken! }));
+    }
+    value(await h.session('c').claimIssue({ key: 'BAT-1' }));
+    value(await h.session('d').claimIssue({ key: 'BAT-2' }));
+    expect(value(await admin.liveFences())).toEqual({ 'BAT-1': 3, 'BAT-2': 1 });
+    h.clock.advance(LEASE + 1);
+    expect(value(await admin.liveFences())).toEqual({});
+  });
 });
 
 describe('renewal', () => {
