@@ -40,6 +40,7 @@ function wire(context: vscode.ExtensionContext) {
   const decorations = new CountdownDecorations();
   const tree = new ClaimsTreeProvider(model, treeContext, decorations);
   const view = vscode.window.createTreeView(VIEWS.claims, { treeDataProvider: tree, showCollapseAll: true });
+  source.showLists(view.visible);
   const statusBar = new ClaimsStatusBar(model, treeContext);
   const launch = () => serverLaunch({ extensionPath: context.extensionPath, execPath: process.execPath, renewer: renewerId, db: source.dbOverride });
   const mcp = registerMcpProvider({ launch, cwd, version: String(context.extension.packageJSON.version) });
@@ -51,6 +52,10 @@ function wire(context: vscode.ExtensionContext) {
   registerCommands(context, { source, model, renewer, log, settings: () => settings.current, serverLaunch: launch, mcpRegistered: mcp !== null });
 
   subs.push(
+    view.onDidChangeVisibility(({ visible }) => {
+      source.showLists(visible);
+      if (visible) void model.refresh();
+    }),
     model.onDidChange((state) => {
       void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.state, state.kind);
       if (state.kind === 'error') log.error(`Reading the database: ${state.error.message}`);

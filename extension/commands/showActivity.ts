@@ -13,6 +13,8 @@ export function registerShowActivity(context: vscode.ExtensionContext, deps: Com
     command(COMMANDS.showActivity, 'Showing activity', deps.log, async (arg) => {
       let key = keyOf(arg) ?? null;
       if (key === null) {
+        // The lists are kept current only while the view shows them.
+        await deps.model.refresh();
         const state = deps.model.state;
         const issues = state.kind === 'ready' ? [...state.snapshot.claims, ...state.snapshot.doing, ...state.snapshot.ready, ...state.snapshot.review] : [];
         const keys = [...new Map(issues.map((i) => [i.key, { label: i.key, description: i.title }])).values()];

@@ -15,6 +15,8 @@ export function keyOf(arg: unknown): string | undefined {
 export async function keyOrPick(arg: unknown, model: ClaimsModel, from: 'claims' | 'issues', placeHolder: string): Promise<string | undefined> {
   const given = keyOf(arg);
   if (given) return given;
+  // The lists are kept current only while the view shows them.
+  if (from === 'issues') await model.refresh();
   const state = model.state;
   if (state.kind !== 'ready') return undefined;
   const s = state.snapshot;

@@ -70,6 +70,8 @@ export class BatonSource implements ClaimsSource, Disposable {
   /** When the store in `opening` first failed to open or to read its files; undefined while it works. */
   private failedAt: number | undefined;
   private lists: ListsRead | undefined;
+  /** Whether anyone shows the issue lists (the Claims view is visible): while not, they are not kept current. */
+  private listsShown = true;
   /** How far this machine's clock is ahead of the store's, as measured when the store in force was opened. */
   private offset = 0;
   private readonly env: NodeJS.ProcessEnv;
@@ -103,6 +105,16 @@ export class BatonSource implements ClaimsSource, Disposable {
     const location = this.options.cwd === null ? null : resolveLocation({ cwd: this.options.cwd, db, env: this.env });
     this.path = location?.dbPath ?? null;
     this.configFile = location?.repoRoot ? join(location.repoRoot, CONFIG_FILE) : null;
+  }
+
+  /**
+   * Says whether the issue lists are shown. While they are not, a change of the store
+   * reloads the claims only (the status bar and the renewer need them), and the lists
+   * keep what they were until a full load: with agents at work that is most of the
+   * view's CPU. A view coming back into sight asks for a full load.
+   */
+  showLists(shown: boolean): void {
+    this.listsShown = shown;
   }
 
   /** Whether there is anything to open: a database file, or a PostgreSQL URL. */
@@ -216,9 +228,11 @@ export class BatonSource implements ClaimsSource, Disposable {
     return { ok: false, error };
   }
 
-  /** Whether the lists were read at an older store version, long enough ago to read them again. */
+  /** Whether the lists are shown and were read at an older store version, long enough ago to read them again. */
   private listsDue(storeVersion: string): boolean {
-    return this.lists !== undefined && this.lists.storeVersion !== storeVersion && this.now() - this.lists.at >= LISTS_MAX_AGE_MS;
+    return (
+      this.listsShown && this.lists !== undefined && this.lists.storeVersion !== storeVersion && this.now() - this.lists.at >= LISTS_MAX_AGE_MS
+    );
   }
 }
 

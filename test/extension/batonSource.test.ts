@@ -118,6 +118,34 @@ describe('BatonSource while the store keeps changing', () => {
     expect(await s.version()).toBe(settled);
   });
 
+  it('keeps the issue lists as they were while nobody shows them, reading the claims at every load', async () => {
+    const other = await agent('claude');
+    await other.baton.createIssue({ title: 'One' });
+    let now = 1_000_000;
+    const s = new BatonSource({ cwd: repo, renewer: 'vscode:test', env, now: () => now });
+    opened.push({ close: async () => s.dispose() });
+    const keys = async (options?: { full?: boolean }) => {
+      const state = await s.load(options);
+      if (state.kind !== 'ready') throw new Error(state.kind);
+      return { todo: state.snapshot.todo.map((i) => i.key), claims: state.snapshot.claims.map((c) => c.key) };
+    };
+    expect(await keys()).toEqual({ todo: ['BAT-1'], claims: [] });
+
+    s.showLists(false);
+    await other.baton.createIssue({ title: 'Two' });
+    expect((await other.baton.claimIssue({ key: 'BAT-1' })).ok).toBe(true);
+    now += 10_000;
+    expect(await s.version()).not.toMatch(/:lists$/);
+    expect(await keys()).toEqual({ todo: ['BAT-1'], claims: ['BAT-1'] });
+    expect(await keys({ full: true })).toEqual({ todo: ['BAT-2'], claims: ['BAT-1'] });
+
+    s.showLists(true);
+    await other.baton.createIssue({ title: 'Three' });
+    now += 10_000;
+    expect(await s.version()).toMatch(/:lists$/);
+    expect(await keys()).toEqual({ todo: ['BAT-3', 'BAT-2'], claims: ['BAT-1'] });
+  });
+
   it('reads everything afresh when asked for a full load', async () => {
     const other = await agent('claude');
     await other.baton.createIssue({ title: 'One' });

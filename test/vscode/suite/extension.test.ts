@@ -59,6 +59,8 @@ test('shows an issue claimed by a separate agent process within a second', async
   const agent = await startAgent('agent-a');
   await agent.ok('create_issue', { title: 'Warm up the database' });
   await waitFor('the new database to be read', () => api.model.state.kind === 'ready', 5_000);
+  await vscode.commands.executeCommand('baton.claims.focus');
+  await waitFor('the Claims view to show', () => api.view.visible, 5_000);
   // Each round: another process claims, the view shows it; then it releases, and the view drops it.
   const delays: number[] = [];
   for (let round = 0; round < 5; round++) {
@@ -88,6 +90,19 @@ test('shows an issue claimed by a separate agent process within a second', async
   assert.ok(!/\bmine\b/.test(String(item.contextValue)), 'an agent this window did not start is not kept alive by it');
   const details = api.tree.getChildren(node).map((d) => api.tree.getTreeItem(d).label);
   assert.deepEqual(details, ['Holder', 'Branch', 'Worktree', 'Renewer', 'Last renewal', 'Fence', 'Checkpoint']);
+});
+
+test('keeps the issue lists still while the view is out of sight, and reads them as it shows again', async () => {
+  const agent = agents[0]!;
+  const inReady = (key: string) => api.tree.roots.find((g) => g.id === 'ready')?.children.some((c) => c.key === key) ?? false;
+  await vscode.commands.executeCommand('workbench.view.explorer');
+  await waitFor('the Claims view to be hidden', () => !api.view.visible, 5_000);
+  const { issue } = await agent.ok<{ issue: { key: string } }>('create_issue', { title: 'Made while nobody looks' });
+  // Claims still follow (the status bar and the renewer read them); the lists wait.
+  await sleep(1_500);
+  assert.equal(inReady(issue.key), false, 'the lists were read while the view was hidden');
+  await vscode.commands.executeCommand('baton.claims.focus');
+  await waitFor('the issue in Ready once the view shows', () => inReady(issue.key), 2_000);
 });
 
 test('the countdown of a claim goes down every second', async () => {
