@@ -97,12 +97,13 @@ describe('shutdown', () => {
 
     const opened = await openBaton({ cwd: repo.main, env: {} });
     if (!opened.ok) throw new Error(opened.error.message);
-    const sessions = await opened.value.baton.listSessions();
+    // Ended sessions are history, which listSessions leaves out: read the table itself.
+    const mine = await opened.value.store.read((tx) =>
+      tx.get<{ pid: number; worktree: string; ended_at: number | null }>('SELECT pid, worktree, ended_at FROM sessions WHERE agent = ?', [`signalled-${signal}`]),
+    );
     await opened.value.store.close();
-    if (!sessions.ok) throw new Error(sessions.error.message);
-    const mine = sessions.value.sessions.find((s) => s.agent === `signalled-${signal}`);
     expect(mine).toMatchObject({ pid: server.child.pid, worktree: repo.main });
-    expect(mine?.endedAt).not.toBeNull();
+    expect(mine?.ended_at).not.toBeNull();
   });
 
   it('exits at once when stdin closes right after the handshake, opening nothing afterwards', async () => {

@@ -328,6 +328,25 @@ describe('restart and takeover', () => {
     value(await alice.endSession());
     expect(value(await h.session('x').checkClaim({ key })).held).toBe(true);
   });
+
+  it('lists the sessions not ended and those whose lease lives on, leaving out the rest', async () => {
+    const { h, admin } = await issues(1);
+    const start = async (agent: string) => {
+      const s = h.session(agent);
+      value(await s.registerSession({ pid: 1, host: 'h' }));
+      return s;
+    };
+    await start('running');
+    const ended = await start('ended');
+    const holding = await start('holding');
+    value(await holding.claimIssue({ key: 'BAT-1' }));
+    value(await ended.endSession());
+    value(await holding.endSession());
+    const agents = async () => value(await admin.listSessions()).sessions.map((s) => s.agent).sort();
+    expect(await agents()).toEqual(['holding', 'running']);
+    h.clock.advance(LEASE + 1);
+    expect(await agents()).toEqual(['running']);
+  });
 });
 
 describe('ending a lease', () => {
