@@ -114,6 +114,7 @@ interface WindowResult {
 }
 
 const total = (values: number[]) => values.reduce((n, v) => n + v, 0);
+const cpuMsOf = (pid: number) => processCpuMs(pid) ?? NaN;
 
 function nextMessage(child: ChildProcess, type: string, timeoutMs: number, what: string): Promise<Message> {
   return new Promise((resolve, reject) => {
@@ -210,16 +211,15 @@ export class AgentSet {
     const startAt = epochNow() + 100;
     const results = this.agents.map((a, i) => nextMessage(a.child, 'result', settleMs + durationMs + 300_000, `agent ${i + 1}`));
     for (const a of this.agents) a.child.send({ type: 'window', startAt, warmupMs: settleMs, durationMs, minCycles });
-    const cpu = (pids: number[]) => pids.map((pid) => processCpuMs(pid) ?? NaN);
     const measured = this.agents.map((a) => a.measuredPid);
     const clients = this.config.via === 'mcp' ? this.agents.map((a) => a.child.pid!) : [];
-    const unread = { measured: [NaN], clients: [NaN] };
-    let atStart = unread;
-    let atEnd = unread;
+    const cpu = () => ({ measured: measured.map(cpuMsOf), clients: clients.map(cpuMsOf) });
+    let atStart: ReturnType<typeof cpu> | undefined;
+    let atEnd: ReturnType<typeof cpu> | undefined;
     let rssEnd = 0;
     const timers = [
-      setTimeout(() => (atStart = { measured: cpu(measured), clients: cpu(clients) }), startAt + settleMs - epochNow()),
-      setTimeout(() => (atEnd = { measured: cpu(measured), clients: cpu(clients) }), startAt + settleMs + durationMs - epochNow()),
+      setTimeout(() => (atStart = cpu()), startAt + settleMs - epochNow()),
+      setTimeout(() => (atEnd = cpu()), startAt + settleMs + durationMs - epochNow()),
     ];
     const sampler = setInterval(() => {
       let largest = 0;
@@ -234,10 +234,11 @@ export class AgentSet {
       for (const t of timers) clearTimeout(t);
     }
     // The results can arrive before this process's own end-of-window timer ran (it is busy too).
-    if (atEnd === unread) atEnd = { measured: cpu(measured), clients: cpu(clients) };
+    atEnd ??= cpu();
     if (!keep) return;
-    const spent = (end: number[], start: number[]) => end.map((ms, i) => ms - start[i]);
-    const cpuMsByProcess = spent(atEnd.measured, atStart.measured);
+    // Not read at the start (the timer never ran): the figures are unknown, not zero.
+    const spent = (end: number[], start: number[] | undefined) => end.map((ms, i) => ms - (start?.[i] ?? NaN));
+    const cpuMsByProcess = spent(atEnd.measured, atStart?.measured);
     const window: WindowResult = {
       durationMs,
       loops: [],
@@ -245,7 +246,7 @@ export class AgentSet {
       spans: [],
       cpuMs: total(cpuMsByProcess),
       cpuMsByProcess,
-      clientCpuMs: total(spent(atEnd.clients, atStart.clients)),
+      clientCpuMs: total(spent(atEnd.clients, atStart?.clients)),
       rssEndMb: rssEnd,
     };
     for (const m of answers) {

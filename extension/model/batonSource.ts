@@ -254,8 +254,7 @@ async function readClaims(baton: Baton): Promise<Result<ClaimsPart>> {
   if (!fences.ok) return fences;
   if (!sessions.ok) return sessions;
   // A claim taken or ended between the reads shows right at the next reload.
-  const live = Object.fromEntries(claims.value.claims.filter((c) => c.key in fences.value).map((c) => [c.key, fences.value[c.key]]));
-  return ok({ leaseSeconds: baton.leaseSeconds, claims: claims.value.claims, fences: live, sessions: sessions.value.sessions });
+  return ok({ leaseSeconds: baton.leaseSeconds, claims: claims.value.claims, fences: fences.value, sessions: sessions.value.sessions });
 }
 
 /** The issue lists, and which unheld issues in progress have a checkpoint to resume from. */

@@ -89,6 +89,13 @@ describe('BatonSource on the real store', () => {
   });
 });
 
+/** The keys a load shows in Todo and among the claims. */
+async function todoAndClaims(s: BatonSource, options?: { full?: boolean }) {
+  const state = await s.load(options);
+  if (state.kind !== 'ready') throw new Error(state.kind);
+  return { todo: state.snapshot.todo.map((i) => i.key), claims: state.snapshot.claims.map((c) => c.key) };
+}
+
 describe('BatonSource while the store keeps changing', () => {
   it('reads claims at every load and the issue lists at most every 750 ms, and marks its version when they are due', async () => {
     const other = await agent('claude');
@@ -96,11 +103,7 @@ describe('BatonSource while the store keeps changing', () => {
     let now = 1_000_000;
     const s = new BatonSource({ cwd: repo, renewer: 'vscode:test', env, now: () => now });
     opened.push({ close: async () => s.dispose() });
-    const todoKeys = async (options?: { full?: boolean }) => {
-      const state = await s.load(options);
-      if (state.kind !== 'ready') throw new Error(state.kind);
-      return { todo: state.snapshot.todo.map((i) => i.key), claims: state.snapshot.claims.map((c) => c.key) };
-    };
+    const todoKeys = (options?: { full?: boolean }) => todoAndClaims(s, options);
     expect(await todoKeys()).toEqual({ todo: ['BAT-1'], claims: [] });
 
     await other.baton.createIssue({ title: 'Two' });
@@ -124,11 +127,7 @@ describe('BatonSource while the store keeps changing', () => {
     let now = 1_000_000;
     const s = new BatonSource({ cwd: repo, renewer: 'vscode:test', env, now: () => now });
     opened.push({ close: async () => s.dispose() });
-    const keys = async (options?: { full?: boolean }) => {
-      const state = await s.load(options);
-      if (state.kind !== 'ready') throw new Error(state.kind);
-      return { todo: state.snapshot.todo.map((i) => i.key), claims: state.snapshot.claims.map((c) => c.key) };
-    };
+    const keys = (options?: { full?: boolean }) => todoAndClaims(s, options);
     expect(await keys()).toEqual({ todo: ['BAT-1'], claims: [] });
 
     s.showLists(false);
