@@ -1,0 +1,178 @@
+import { describe, expect, it } from 'vitest';
+import type { Baton } from '../../shared/baton.js';
+import { isWriteOperation, WRITE_OPERATIONS } from '../../shared/forwarding/wire.js';
+import type { Result } from '../../shared/result.js';
+import type { Store } from '../../shared/store/store.js';
+import { harness, MINUTE, value } from '../helpers/core.js';
+import { sessionsOn } from '../helpers/harness-sessions.js';
+
+/*
+ * A server that does not write itself forwards exactly the operations in WRITE_OPERATIONS;
+ * any other runs on its own copy. An operation missing from the list would still be
+ * correct (it takes the lock itself) but would skip the writer; one listed that only
+ * reads would make every read a round trip. So each operation is run here, and the list
+ * must name exactly those that wrote.
+ */
+
+type Operation = { [K in keyof Baton]: Baton[K] extends (...args: never[]) => Promise<Result<unknown>> ? K : never }[keyof Baton];
+
+interface World {
+  /** The session under test, on a store that counts its writes. */
+  baton: Baton;
+  /** Another agent's session on the same store, for the steps an operation needs first. */
+  other: Baton;
+  advance(ms: number): void;
+}
+
+/**
+ * For each operation of Baton: the steps that make it succeed, then the call itself. The
+ * record type lists every public operation, so a new one does not compile until it is here.
+ */
+const CALLS: Record<Operation, (w: World) => Promise<() => Promise<Result<unknown>>>> = {
+  createIssue: async ({ baton }) => () => baton.createIssue({ title: 'write the parser' }),
+  updateIssue: async ({ baton }) => {
+    const key = await created(baton);
+    return () => baton.updateIssue({ key, priority: 1 });
+  },
+  relate: async ({ baton }) => {
+    const [key, other] = [await created(baton), await created(baton)];
+    return () => baton.relate({ key, type: 'blockedBy', other });
+  },
+  comment: async ({ baton }) => {
+    const key = await created(baton);
+    return () => baton.comment({ key, text: 'looked at it' });
+  },
+  getIssue: async ({ baton }) => {
+    const key = await created(baton);
+    return () => baton.getIssue({ key });
+  },
+  listIssues: async ({ baton }) => () => baton.listIssues({}),
+  issueStatuses: async ({ baton }) => {
+    const key = await created(baton);
+    return () => baton.issueStatuses([key]);
+  },
+  readyQueue: async ({ baton }) => () => baton.readyQueue(),
+  recentlyDone: async ({ baton }) => () => baton.recentlyDone(),
+  activity: async ({ baton }) => () => baton.activity({}),
+  nextIssue: async ({ baton }) => {
+    await created(baton);
+    return () => baton.nextIssue({});
+  },
+  nextBatch: async ({ baton }) => {
+    await created(baton);
+    return () => baton.nextBatch({ max: 2 });
+  },
+  claimIssue: async ({ baton }) => {
+    const key = await created(baton);
+    return () => baton.claimIssue({ key });
+  },
+  checkClaim: async ({ baton }) => {
+    const { key } = await claimed(baton);
+    return () => baton.checkClaim({ key });
+  },
+  heartbeat: async ({ baton }) => {
+    const { key, claimToken } = await claimed(baton);
+    return () => baton.heartbeat({ key, claimToken });
+  },
+  checkpoint: async ({ baton }) => {
+    const { key, claimToken } = await claimed(baton);
+    return () => baton.checkpoint({ key, claimToken, note: 'tests pass' });
+  },
+  release: async ({ baton }) => {
+    const { key, claimToken } = await claimed(baton);
+    return () => baton.release({ key, claimToken });
+  },
+  done: async ({ baton }) => {
+    const { key, claimToken } = await claimed(baton);
+    return () => baton.done({ key, claimToken });
+  },
+  submitForReview: async ({ baton }) => {
+    const { key, claimToken } = await claimed(baton);
+    return () => baton.submitForReview({ key, claimToken, summary: 'ready' });
+  },
+  review: async ({ baton, other }) => {
+    const { key, claimToken } = await claimed(other);
+    value(await other.submitForReview({ key, claimToken, summary: 'ready' }));
+    const review = value(await baton.claimIssue({ key, role: 'reviewer' }));
+    return () => baton.review({ key, claimToken: review.lease.claimToken!, verdict: 'approve' });
+  },
+  listClaims: async ({ baton }) => {
+    await claimed(baton);
+    return () => baton.listClaims();
+  },
+  liveFences: async ({ baton }) => {
+    await claimed(baton);
+    return () => baton.liveFences();
+  },
+  releaseAsOperator: async ({ baton, other }) => {
+    const { key } = await claimed(other);
+    return () => baton.releaseAsOperator({ key });
+  },
+  renewLeases: async ({ baton, other }) => {
+    await claimed(other);
+    return () => baton.renewLeases({ sessions: [other.caller.session] });
+  },
+  registerSession: async ({ baton }) => () => baton.registerSession({ pid: process.pid, host: 'here' }),
+  endSession: async ({ baton }) => {
+    value(await baton.registerSession({ pid: process.pid, host: 'here' }));
+    return () => baton.endSession();
+  },
+  listSessions: async ({ baton }) => {
+    value(await baton.registerSession({ pid: process.pid, host: 'here' }));
+    return () => baton.listSessions();
+  },
+  sweep: async ({ baton, other, advance }) => {
+    await claimed(other);
+    advance(31 * MINUTE);
+    return () => baton.sweep();
+  },
+  unrenewedLeases: async ({ baton }) => {
+    await claimed(baton);
+    return () => baton.unrenewedLeases();
+  },
+};
+
+async function created(baton: Baton): Promise<string> {
+  return value(await baton.createIssue({ title: 'an issue' })).issue.key;
+}
+
+async function claimed(baton: Baton): Promise<{ key: string; claimToken: string }> {
+  const key = await created(baton);
+  return { key, claimToken: value(await baton.claimIssue({ key })).lease.claimToken! };
+}
+
+/** `store` with a count of the write transactions begun on it. */
+function counting(store: Store): { store: Store; writes: () => number } {
+  let writes = 0;
+  const wrapped: Store = {
+    backend: store.backend,
+    location: store.location,
+    read: (fn) => store.read(fn),
+    write: (fn) => {
+      writes++;
+      return store.write(fn);
+    },
+    version: () => store.version(),
+    info: () => store.info(),
+    analyze: () => store.analyze(),
+    close: () => store.close(),
+  };
+  return { store: wrapped, writes: () => writes };
+}
+
+describe('the operations a server forwards', () => {
+  it.each(Object.keys(CALLS) as Operation[])('%s is forwarded exactly when it writes', async (name) => {
+    const h = await harness();
+    const { store, writes } = counting(h.store);
+    const baton = sessionsOn(store, {})('alice');
+    const world: World = { baton, other: h.session('bob'), advance: (ms) => h.clock.advance(ms) };
+    const call = await CALLS[name](world);
+    const before = writes();
+    value(await call());
+    expect(writes() > before, `${name} ${writes() > before ? 'wrote' : 'only read'}`).toBe(isWriteOperation(name));
+  });
+
+  it('lists only operations of Baton', () => {
+    expect(WRITE_OPERATIONS.filter((name) => !(name in CALLS))).toEqual([]);
+  });
+});
