@@ -1,6 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import { SERVER_ENV } from '../shared/client-config.js';
 import type { LoopResult, Op } from './agent-loop.js';
 import { epochNow, OPS } from './agent-loop.js';
 import { countDoubleClaims, starvation } from './checks.js';
@@ -186,7 +187,11 @@ export class AgentSet {
       children.push(
         config.via === 'mcp'
           ? fork(join(config.benchDir, 'mcp-agent.js'), [JSON.stringify({ cli: config.cli, db: config.target, agent, cpuProfileDir: profileDir } satisfies McpAgentArgs)], { stdio })
-          : fork(join(config.benchDir, 'worker.js'), [JSON.stringify({ kind: config.kind, target: config.target, agent } satisfies WorkerArgs)], { stdio, execArgv }),
+          : fork(join(config.benchDir, 'worker.js'), [JSON.stringify({ kind: config.kind, target: config.target, agent } satisfies WorkerArgs)], {
+              stdio,
+              execArgv,
+              env: config.kind === 'baton' ? { ...process.env, ...SERVER_ENV } : process.env,
+            }),
       );
     }
     try {

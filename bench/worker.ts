@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import { tuneForALongLivedProcess } from '../mcp-server/cli/long-lived.js';
 import { type AgentCommand, type AgentOps, epochNow, type LoopResult, runLoop, type Window } from './agent-loop.js';
 import { instrument, type Phases } from './instrument.js';
 import { benchBaton, coreOps, openBenchStore, type StoreKind } from './stores.js';
 
 /*
  * A store-direct agent: one process that opens the shared store itself and runs the work
- * loop on Baton's core, the way a server process does minus MCP. Talks to the benchmark
+ * loop on Baton's core, the way a server process does minus MCP, and on Baton's file
+ * store with a server's settings (its environment comes from load-run.ts). Talks to the benchmark
  * over IPC: `ready` once open; then for every `window` it is sent, one `result`; it
  * exits on `exit` (after the benchmark has read its memory figures).
  */
@@ -24,6 +26,7 @@ const send = (message: WorkerMessage) => process.send!(message);
 
 async function main(): Promise<void> {
   const opening = performance.now();
+  if (args.kind === 'baton') tuneForALongLivedProcess();
   const store = await openBenchStore(args.kind, args.target);
   let phases: Phases = {};
   let spans: number[] = [];
