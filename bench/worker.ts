@@ -6,10 +6,10 @@ import { benchBaton, coreOps, openBenchStore, type StoreKind } from './stores.js
 
 /*
  * A store-direct agent: one process that opens the shared store itself and runs the work
- * loop on Baton's core, the way a server process does minus MCP, and on Baton's file
- * store with a server's settings (its environment comes from load-run.ts). Talks to the benchmark
- * over IPC: `ready` once open; then for every `window` it is sent, one `result`; it
- * exits on `exit` (after the benchmark has read its memory figures).
+ * loop on Baton's core, the way a server process does minus MCP; on Baton's file store
+ * with a server's settings (its environment comes from load-run.ts). Talks to the
+ * benchmark over IPC: `ready` once open; then for every `window` it is sent, one
+ * `result`; it exits on `exit` (after the benchmark has read its memory figures).
  */
 
 export interface WorkerArgs {
