@@ -79,8 +79,40 @@ export type TokenState = 'live' | 'reclaimed' | 'released' | 'finished' | 'super
 export const ISSUE_COLUMNS =
   'id, number, key, title, body, status, priority, eff_priority, labels, parent_id, fence, reclaim_count, checkpoint_id, created_at, updated_at';
 
+const DAY_MS = 86_400_000;
+/** 9999-12-31T23:59:59.999Z: past it, ISO 8601 needs six-digit years, which Date writes. */
+const LAST_FOUR_DIGIT_MS = 253_402_300_799_999;
+const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
+const THREE_DIGITS = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
+
+/**
+ * `new Date(ms).toISOString()`, formatted without a Date for the years 1970 to 9999:
+ * every answer carries several timestamps per issue or lease, and Node 20's Date took
+ * ~0.8 µs for each, a fifth of a 20-claim `list_claims`, where this takes ~0.25. Any
+ * other value goes to Date (and one Date cannot hold throws its RangeError).
+ */
 export function iso(ms: number): string {
-  return new Date(ms).toISOString();
+  if (!Number.isInteger(ms) || ms < 0 || ms > LAST_FOUR_DIGIT_MS) return new Date(ms).toISOString();
+  const days = Math.floor(ms / DAY_MS);
+  let rest = ms - days * DAY_MS;
+  // Days since 1970-01-01 to a civil date, in 400-year eras that start on March 1st
+  // (Howard Hinnant's `civil_from_days`), so that February's length comes last.
+  const shifted = days + 719_468;
+  const era = Math.floor(shifted / 146_097);
+  const dayOfEra = shifted - era * 146_097;
+  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1;
+  const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  const millis = rest % 1000;
+  rest = (rest - millis) / 1000;
+  const seconds = rest % 60;
+  rest = (rest - seconds) / 60;
+  const minutes = rest % 60;
+  const hours = (rest - minutes) / 60;
+  return `${TWO_DIGITS[Math.floor(year / 100)]}${TWO_DIGITS[year % 100]}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}T${TWO_DIGITS[hours]}:${TWO_DIGITS[minutes]}:${TWO_DIGITS[seconds]}.${THREE_DIGITS[millis]}Z`;
 }
 
 export function toCheckpoint(row: CheckpointRow): Checkpoint {
