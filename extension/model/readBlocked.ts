@@ -1,7 +1,8 @@
 import type { Baton } from '../../shared/baton.js';
+import { stillBlocks, withBlockerStatuses } from '../../shared/blockers.js';
 import { LIMITS } from '../../shared/limits.js';
 import { ok, type Result } from '../../shared/result.js';
-import { FINISHED, type IssueSummary, type Status } from '../../shared/types.js';
+import type { IssueSummary, Status } from '../../shared/types.js';
 
 /** A list as the store gave it: a page, and whether more follow. */
 interface ListRead {
@@ -33,13 +34,10 @@ export async function readBlocked(baton: Baton, lists: { todo: ListRead; doing: 
     cursor = page.value.nextCursor ?? undefined;
   } while (cursor !== undefined);
 
-  const statuses = new Map<string, Status>(open.flatMap((l) => l.issues).map((i) => [i.key, i.status]));
-  for (const i of notReady) statuses.set(i.key, i.status);
-  const unknown = [...new Set(notReady.flatMap((i) => i.blockedBy))].filter((k) => !statuses.has(k));
-  const found = await baton.issueStatuses(unknown);
-  if (!found.ok) return found;
-  for (const [key, status] of found.value) statuses.set(key, status);
-  return ok(narrow(notReady, (key) => !FINISHED.includes(statuses.get(key) ?? 'todo')));
+  const known = new Map<string, Status>([...open.flatMap((l) => l.issues), ...notReady].map((i) => [i.key, i.status]));
+  const statuses = await withBlockerStatuses(baton, notReady, known);
+  if (!statuses.ok) return statuses;
+  return ok(narrow(notReady, (key) => stillBlocks(statuses.value, key)));
 }
 
 /**

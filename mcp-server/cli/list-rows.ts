@@ -1,9 +1,10 @@
 import type { Baton } from '../../shared/baton.js';
+import { stillBlocks, withBlockerStatuses } from '../../shared/blockers.js';
 import { LIMITS } from '../../shared/limits.js';
 import type { Result } from '../../shared/result.js';
 import { ok } from '../../shared/result.js';
 import type { ListIssuesInput } from '../../shared/inputs.js';
-import { FINISHED, type IssueSummary, type Status } from '../../shared/types.js';
+import type { IssueSummary } from '../../shared/types.js';
 import type { IssueRow } from './tables.js';
 
 /** Every issue matching `filter`, up to `limit`, following cursors; `keep` drops some on the way. */
@@ -37,10 +38,8 @@ export async function withClaims(baton: Baton, issues: IssueSummary[]): Promise<
   const claims = await baton.listClaims();
   if (!claims.ok) return claims;
   const byKey = new Map(claims.value.claims.map((claim) => [claim.key, claim]));
-  const statusOf = new Map<string, Status>(issues.map((issue) => [issue.key, issue.status]));
-  const outside = await baton.issueStatuses([...new Set(issues.flatMap((issue) => issue.blockedBy))].filter((key) => !statusOf.has(key)));
-  if (!outside.ok) return outside;
-  for (const [key, status] of outside.value) statusOf.set(key, status);
+  const statuses = await withBlockerStatuses(baton, issues, new Map(issues.map((issue) => [issue.key, issue.status])));
+  if (!statuses.ok) return statuses;
   const rows: IssueRow[] = [];
   for (const issue of issues) {
     const claim = byKey.get(issue.key) ?? null;
@@ -50,7 +49,7 @@ export async function withClaims(baton: Baton, issues: IssueSummary[]): Promise<
       if (!detail.ok) return detail;
       checkpointNote = detail.value.checkpoint?.note ?? null;
     }
-    const blocked = issue.blockedBy.some((blocker) => !FINISHED.includes(statusOf.get(blocker) ?? 'todo'));
+    const blocked = issue.blockedBy.some((blocker) => stillBlocks(statuses.value, blocker));
     rows.push({ ...issue, blocked, claim, checkpointNote });
   }
   return ok(rows);

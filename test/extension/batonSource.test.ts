@@ -89,58 +89,58 @@ describe('BatonSource on the real store', () => {
   });
 });
 
-/** The keys a load shows in Todo and among the claims. */
-async function todoAndClaims(s: BatonSource, options?: { full?: boolean }) {
-  const state = await s.load(options);
-  if (state.kind !== 'ready') throw new Error(state.kind);
-  return { todo: state.snapshot.todo.map((i) => i.key), claims: state.snapshot.claims.map((c) => c.key) };
+/** A source on the repository whose clock the test moves; `keys` loads it and tells the keys in Todo and among the claims. */
+function clocked() {
+  let now = 1_000_000;
+  const s = new BatonSource({ cwd: repo, renewer: 'vscode:test', env, now: () => now });
+  opened.push({ close: async () => s.dispose() });
+  const keys = async (options?: { full?: boolean }) => {
+    const state = await s.load(options);
+    if (state.kind !== 'ready') throw new Error(state.kind);
+    return { todo: state.snapshot.todo.map((i) => i.key), claims: state.snapshot.claims.map((c) => c.key) };
+  };
+  return { s, advance: (ms: number) => (now += ms), keys };
 }
 
 describe('BatonSource while the store keeps changing', () => {
   it('reads claims at every load and the issue lists at most every 750 ms, and marks its version when they are due', async () => {
     const other = await agent('claude');
     await other.baton.createIssue({ title: 'One' });
-    let now = 1_000_000;
-    const s = new BatonSource({ cwd: repo, renewer: 'vscode:test', env, now: () => now });
-    opened.push({ close: async () => s.dispose() });
-    const todoKeys = (options?: { full?: boolean }) => todoAndClaims(s, options);
-    expect(await todoKeys()).toEqual({ todo: ['BAT-1'], claims: [] });
+    const { s, advance, keys } = clocked();
+    expect(await keys()).toEqual({ todo: ['BAT-1'], claims: [] });
 
     await other.baton.createIssue({ title: 'Two' });
     expect((await other.baton.claimIssue({ key: 'BAT-1' })).ok).toBe(true);
-    now += 400;
+    advance(400);
     // The claim shows at once; the list waits until it is due.
-    expect(await todoKeys()).toEqual({ todo: ['BAT-1'], claims: ['BAT-1'] });
+    expect(await keys()).toEqual({ todo: ['BAT-1'], claims: ['BAT-1'] });
     const settled = await s.version();
     expect(settled).not.toMatch(/:lists$/);
 
-    now += 350;
+    advance(350);
     const due = await s.version();
     expect(due).toBe(`${settled}:lists`);
-    expect(await todoKeys()).toEqual({ todo: ['BAT-2'], claims: ['BAT-1'] });
+    expect(await keys()).toEqual({ todo: ['BAT-2'], claims: ['BAT-1'] });
     expect(await s.version()).toBe(settled);
   });
 
   it('keeps the issue lists as they were while nobody shows them, reading the claims at every load', async () => {
     const other = await agent('claude');
     await other.baton.createIssue({ title: 'One' });
-    let now = 1_000_000;
-    const s = new BatonSource({ cwd: repo, renewer: 'vscode:test', env, now: () => now });
-    opened.push({ close: async () => s.dispose() });
-    const keys = (options?: { full?: boolean }) => todoAndClaims(s, options);
+    const { s, advance, keys } = clocked();
     expect(await keys()).toEqual({ todo: ['BAT-1'], claims: [] });
 
     s.showLists(false);
     await other.baton.createIssue({ title: 'Two' });
     expect((await other.baton.claimIssue({ key: 'BAT-1' })).ok).toBe(true);
-    now += 10_000;
+    advance(10_000);
     expect(await s.version()).not.toMatch(/:lists$/);
     expect(await keys()).toEqual({ todo: ['BAT-1'], claims: ['BAT-1'] });
     expect(await keys({ full: true })).toEqual({ todo: ['BAT-2'], claims: ['BAT-1'] });
 
     s.showLists(true);
     await other.baton.createIssue({ title: 'Three' });
-    now += 10_000;
+    advance(10_000);
     expect(await s.version()).toMatch(/:lists$/);
     expect(await keys()).toEqual({ todo: ['BAT-3', 'BAT-2'], claims: ['BAT-1'] });
   });
@@ -205,12 +205,6 @@ describe('BatonSource when the repository settings are broken', () => {
 });
 
 describe('BatonSource when the database fails under it', () => {
-  function clocked(): { s: BatonSource; advance(ms: number): void } {
-    let now = 1_000_000;
-    const s = new BatonSource({ cwd: repo, renewer: 'vscode:test', env, now: () => now });
-    opened.push({ close: async () => s.dispose() });
-    return { s, advance: (ms) => (now += ms) };
-  }
   const todoTitles = (state: Awaited<ReturnType<BatonSource['load']>>) =>
     state.kind === 'ready' ? state.snapshot.todo.map((i) => i.title) : state.kind;
 

@@ -24,86 +24,63 @@ interface World {
   advance(ms: number): void;
 }
 
+type Call = (w: World) => Promise<() => Promise<Result<unknown>>>;
+type Lease = { key: string; claimToken: string };
+
+/** A call on an issue the session created first. */
+const onIssue =
+  (call: (baton: Baton, key: string) => Promise<Result<unknown>>): Call =>
+  async ({ baton }) => {
+    const key = await created(baton);
+    return () => call(baton, key);
+  };
+
+/** A call on an issue the session claimed first. */
+const onOwnClaim =
+  (call: (baton: Baton, lease: Lease) => Promise<Result<unknown>>): Call =>
+  async ({ baton }) => {
+    const lease = await claimed(baton);
+    return () => call(baton, lease);
+  };
+
+/** A call with nothing to do first. */
+const plain = (call: (baton: Baton) => Promise<Result<unknown>>): Call => async ({ baton }) => () => call(baton);
+
 /**
  * For each operation of Baton: the steps that make it succeed, then the call itself. The
  * record type lists every public operation, so a new one does not compile until it is here.
  */
-const CALLS: Record<Operation, (w: World) => Promise<() => Promise<Result<unknown>>>> = {
-  createIssue: async ({ baton }) => () => baton.createIssue({ title: 'write the parser' }),
-  updateIssue: async ({ baton }) => {
-    const key = await created(baton);
-    return () => baton.updateIssue({ key, priority: 1 });
-  },
+const CALLS: Record<Operation, Call> = {
+  createIssue: plain((b) => b.createIssue({ title: 'write the parser' })),
+  updateIssue: onIssue((b, key) => b.updateIssue({ key, priority: 1 })),
   relate: async ({ baton }) => {
     const [key, other] = [await created(baton), await created(baton)];
     return () => baton.relate({ key, type: 'blockedBy', other });
   },
-  comment: async ({ baton }) => {
-    const key = await created(baton);
-    return () => baton.comment({ key, text: 'looked at it' });
-  },
-  getIssue: async ({ baton }) => {
-    const key = await created(baton);
-    return () => baton.getIssue({ key });
-  },
-  listIssues: async ({ baton }) => () => baton.listIssues({}),
-  issueStatuses: async ({ baton }) => {
-    const key = await created(baton);
-    return () => baton.issueStatuses([key]);
-  },
-  readyQueue: async ({ baton }) => () => baton.readyQueue(),
-  recentlyDone: async ({ baton }) => () => baton.recentlyDone(),
-  activity: async ({ baton }) => () => baton.activity({}),
-  nextIssue: async ({ baton }) => {
-    await created(baton);
-    return () => baton.nextIssue({});
-  },
-  nextBatch: async ({ baton }) => {
-    await created(baton);
-    return () => baton.nextBatch({ max: 2 });
-  },
-  claimIssue: async ({ baton }) => {
-    const key = await created(baton);
-    return () => baton.claimIssue({ key });
-  },
-  checkClaim: async ({ baton }) => {
-    const { key } = await claimed(baton);
-    return () => baton.checkClaim({ key });
-  },
-  heartbeat: async ({ baton }) => {
-    const { key, claimToken } = await claimed(baton);
-    return () => baton.heartbeat({ key, claimToken });
-  },
-  checkpoint: async ({ baton }) => {
-    const { key, claimToken } = await claimed(baton);
-    return () => baton.checkpoint({ key, claimToken, note: 'tests pass' });
-  },
-  release: async ({ baton }) => {
-    const { key, claimToken } = await claimed(baton);
-    return () => baton.release({ key, claimToken });
-  },
-  done: async ({ baton }) => {
-    const { key, claimToken } = await claimed(baton);
-    return () => baton.done({ key, claimToken });
-  },
-  submitForReview: async ({ baton }) => {
-    const { key, claimToken } = await claimed(baton);
-    return () => baton.submitForReview({ key, claimToken, summary: 'ready' });
-  },
+  comment: onIssue((b, key) => b.comment({ key, text: 'looked at it' })),
+  getIssue: onIssue((b, key) => b.getIssue({ key })),
+  listIssues: plain((b) => b.listIssues({})),
+  issueStatuses: onIssue((b, key) => b.issueStatuses([key])),
+  readyQueue: plain((b) => b.readyQueue()),
+  recentlyDone: plain((b) => b.recentlyDone()),
+  activity: plain((b) => b.activity({})),
+  nextIssue: onIssue((b) => b.nextIssue({})),
+  nextBatch: onIssue((b) => b.nextBatch({ max: 2 })),
+  claimIssue: onIssue((b, key) => b.claimIssue({ key })),
+  checkClaim: onOwnClaim((b, { key }) => b.checkClaim({ key })),
+  heartbeat: onOwnClaim((b, lease) => b.heartbeat(lease)),
+  checkpoint: onOwnClaim((b, lease) => b.checkpoint({ ...lease, note: 'tests pass' })),
+  release: onOwnClaim((b, lease) => b.release(lease)),
+  done: onOwnClaim((b, lease) => b.done(lease)),
+  submitForReview: onOwnClaim((b, lease) => b.submitForReview({ ...lease, summary: 'ready' })),
   review: async ({ baton, other }) => {
     const { key, claimToken } = await claimed(other);
     value(await other.submitForReview({ key, claimToken, summary: 'ready' }));
     const review = value(await baton.claimIssue({ key, role: 'reviewer' }));
     return () => baton.review({ key, claimToken: review.lease.claimToken!, verdict: 'approve' });
   },
-  listClaims: async ({ baton }) => {
-    await claimed(baton);
-    return () => baton.listClaims();
-  },
-  liveFences: async ({ baton }) => {
-    await claimed(baton);
-    return () => baton.liveFences();
-  },
+  listClaims: onOwnClaim((b) => b.listClaims()),
+  liveFences: onOwnClaim((b) => b.liveFences()),
   releaseAsOperator: async ({ baton, other }) => {
     const { key } = await claimed(other);
     return () => baton.releaseAsOperator({ key });
@@ -112,7 +89,7 @@ const CALLS: Record<Operation, (w: World) => Promise<() => Promise<Result<unknow
     await claimed(other);
     return () => baton.renewLeases({ sessions: [other.caller.session] });
   },
-  registerSession: async ({ baton }) => () => baton.registerSession({ pid: process.pid, host: 'here' }),
+  registerSession: plain((b) => b.registerSession({ pid: process.pid, host: 'here' })),
   endSession: async ({ baton }) => {
     value(await baton.registerSession({ pid: process.pid, host: 'here' }));
     return () => baton.endSession();
@@ -126,17 +103,14 @@ const CALLS: Record<Operation, (w: World) => Promise<() => Promise<Result<unknow
     advance(31 * MINUTE);
     return () => baton.sweep();
   },
-  unrenewedLeases: async ({ baton }) => {
-    await claimed(baton);
-    return () => baton.unrenewedLeases();
-  },
+  unrenewedLeases: onOwnClaim((b) => b.unrenewedLeases()),
 };
 
 async function created(baton: Baton): Promise<string> {
   return value(await baton.createIssue({ title: 'an issue' })).issue.key;
 }
 
-async function claimed(baton: Baton): Promise<{ key: string; claimToken: string }> {
+async function claimed(baton: Baton): Promise<Lease> {
   const key = await created(baton);
   return { key, claimToken: value(await baton.claimIssue({ key })).lease.claimToken! };
 }
