@@ -7,7 +7,7 @@ import { forwardWrites } from './forwarding/forward-writes.js';
 import { WriteRoute } from './forwarding/write-route.js';
 import { fail, ok, type Result } from './result.js';
 import { SessionTokens } from './rules/leases.js';
-import { openFileStore } from './store/file/index.js';
+import { FileStore, openFileStore } from './store/file/index.js';
 import type { Store } from './store/store.js';
 import { mintSessionId } from './tokens.js';
 import type { Caller } from './types.js';
@@ -64,9 +64,10 @@ export async function openBaton(options: OpenOptions): Promise<Result<Opened>> {
   };
   const tokens = new SessionTokens();
   const baton = new Baton({ store, caller, config: config.value, tokens });
-  const socket = options.forward && store.backend === 'file' ? WriteRoute.socketFor(store.location) : undefined;
-  if (socket === undefined) return ok({ baton, store, location, config: config.value, close: () => store.close() });
-  const route = new WriteRoute(socket, store);
+  const fileStore = options.forward && store instanceof FileStore ? store : undefined;
+  const socket = fileStore && WriteRoute.socketFor(fileStore.location);
+  if (!fileStore || socket === undefined) return ok({ baton, store, location, config: config.value, close: () => store.close() });
+  const route = new WriteRoute(socket, fileStore, { serving: (others) => fileStore.setOthersWriteHere(others) });
   return ok({
     baton: forwardWrites(baton, { tokens, store, route }),
     store,

@@ -11,6 +11,13 @@ const SOCKET_PATH_MAX = 103;
 /** How long a forwarded write may go unanswered before its caller runs it itself. */
 export const ANSWER_TIMEOUT_MS = 30_000;
 
+export interface RouteOptions {
+  /** How long a forwarded write may go unanswered (default `ANSWER_TIMEOUT_MS`). */
+  answerTimeoutMs?: number;
+  /** Told, while this server writes for the others, whether any of them is connected. */
+  serving?: (others: boolean) => void;
+}
+
 /**
  * Where this server's writes go: to the server writing for every server of the
  * database, or, when this one is that server or none can be reached, into its own store.
@@ -22,12 +29,17 @@ export class WriteRoute {
   private link: WriterLink | undefined;
   private looking: Promise<WriterLink | undefined> | undefined;
   private closed = false;
+  private readonly answerTimeoutMs: number;
+  private readonly serving: ((others: boolean) => void) | undefined;
 
   constructor(
     private readonly path: string | undefined,
     private readonly store: Store,
-    private readonly answerTimeoutMs = ANSWER_TIMEOUT_MS,
-  ) {}
+    options: RouteOptions = {},
+  ) {
+    this.answerTimeoutMs = options.answerTimeoutMs ?? ANSWER_TIMEOUT_MS;
+    this.serving = options.serving;
+  }
 
   /** The socket of the database at `snapshot`, or undefined where its path would be too long. */
   static socketFor(snapshot: string): string | undefined {
@@ -74,7 +86,7 @@ export class WriteRoute {
         // has replaced it since.
         if (code === 'ECONNREFUSED' && seen !== undefined && inodeOf(path) === seen) rmSync(path, { force: true });
       }
-      const writer = await WriteServer.publish(path, this.store).catch(() => undefined);
+      const writer = await WriteServer.publish(path, this.store, this.serving).catch(() => undefined);
       if (writer) {
         if (this.closed) await writer.close();
         else this.writer = writer;

@@ -25,6 +25,7 @@ export class WriteServer {
     /** The socket file this server made, to remove it on close only if it is still the same file. */
     private readonly inode: number | undefined,
     private readonly store: Store,
+    private readonly serving: (others: boolean) => void,
   ) {
     server.on('connection', (socket) => this.serve(socket));
   }
@@ -33,11 +34,12 @@ export class WriteServer {
    * Becomes the server writing for the others at `path`, unless another is there: then
    * `undefined`. The socket is made under a name of its own and then linked to `path`,
    * which fails if `path` exists, so two servers racing for it cannot both have it.
+   * `serving` hears whether any other server is connected to it.
    */
-  static async publish(path: string, store: Store): Promise<WriteServer | undefined> {
+  static async publish(path: string, store: Store, serving: (others: boolean) => void = () => {}): Promise<WriteServer | undefined> {
     if (process.platform === 'win32') {
       const server = await listening(path).catch(() => undefined);
-      return server && new WriteServer(server, path, undefined, store);
+      return server && new WriteServer(server, path, undefined, store, serving);
     }
     const own = `${path}-${process.pid}-${randomBytes(4).toString('hex')}`;
     const server = await listening(own);
@@ -45,7 +47,7 @@ export class WriteServer {
       chmodSync(own, 0o600);
       linkSync(own, path);
       new AnswerFiles(storePaths(store.location).answers).removeOlderThan(FORWARDED_KEPT_MS);
-      return new WriteServer(server, path, statSync(path).ino, store);
+      return new WriteServer(server, path, statSync(path).ino, store, serving);
     } catch (error) {
       server.close();
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
@@ -71,7 +73,11 @@ export class WriteServer {
     socket.unref();
     socket.setNoDelay(true);
     this.connections.add(socket);
-    socket.on('close', () => this.connections.delete(socket));
+    this.serving(true);
+    socket.on('close', () => {
+      this.connections.delete(socket);
+      this.serving(this.connections.size > 0);
+    });
     // A caller that goes away mid-write finds the outcome in the database, not here.
     socket.on('error', () => socket.destroy());
     const lines = createInterface({ input: socket, crlfDelay: Infinity });

@@ -7,10 +7,11 @@ import { DEFAULTS } from '../../shared/config.js';
 import { forwardWrites } from '../../shared/forwarding/forward-writes.js';
 import { runTagged } from '../../shared/forwarding/tagged-write.js';
 import type { WriteRequest } from '../../shared/forwarding/wire.js';
-import { WriteRoute } from '../../shared/forwarding/write-route.js';
+import { type RouteOptions, WriteRoute } from '../../shared/forwarding/write-route.js';
 import { SessionTokens } from '../../shared/rules/leases.js';
 import type { Store } from '../../shared/store/store.js';
 import { value } from '../helpers/core.js';
+import { waitFor } from '../helpers/spawnServer.js';
 import { storeScratch } from './store/store-scratch.js';
 
 const scratch = storeScratch('forward', 'baton.db');
@@ -20,10 +21,10 @@ afterEach(async () => {
 });
 
 /** One server of the database, as `openBaton({ forward: true })` makes it, on a store of its own. */
-async function server(agent: string, options: { store?: (real: Store) => Store; answerTimeoutMs?: number } = {}) {
+async function server(agent: string, options: { store?: (real: Store) => Store } & RouteOptions = {}) {
   const real = await scratch.open();
   const store = options.store ? options.store(real) : real;
-  const route = new WriteRoute(WriteRoute.socketFor(scratch.path), store, options.answerTimeoutMs);
+  const route = new WriteRoute(WriteRoute.socketFor(scratch.path), store, options);
   routes.push(route);
   const tokens = new SessionTokens();
   const caller = { agent, session: `${agent}-session`, renewer: null, worktree: null };
@@ -79,6 +80,19 @@ describe('forwarded writes', () => {
     value(await other.baton.heartbeat({ key: 'BAT-2', claimToken: token }));
     value(await other.baton.done({ key: 'BAT-2', claimToken: token }));
     expect(value(await other.baton.getIssue({ key: 'BAT-2' })).issue.status).toBe('done');
+  });
+
+  it('tell the writer whether other servers are connected to it, so it shares its flushes', async () => {
+    const heard: boolean[] = [];
+    const writer = await server('alice', { serving: (others) => heard.push(others) });
+    value(await writer.baton.createIssue({ title: 'first' }));
+    expect(heard).toEqual([]);
+    const other = await server('bob');
+    value(await other.baton.createIssue({ title: 'second' }));
+    expect(heard).toEqual([true]);
+    await other.route.close();
+    await waitFor(() => heard.length === 2, 5_000, 'the writer to hear the other server go');
+    expect(heard).toEqual([true, false]);
   });
 
   it('keep a record per write until the next one confirms its answer arrived, and no token readable in the files', async () => {

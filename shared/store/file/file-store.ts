@@ -38,6 +38,7 @@ export class FileStore implements Store {
   readonly location: string;
   private readonly mutex = new Mutex();
   private readonly flusher: GroupFlush;
+  private othersWriteHere = false;
   private closed = false;
 
   constructor(private readonly parts: FileStoreParts) {
@@ -84,8 +85,18 @@ export class FileStore implements Store {
         }
       });
     } finally {
-      await this.flusher.flush(appended[appended.length - 1], !this.mutex.busy);
+      await this.flusher.flush(appended[appended.length - 1], !this.mutex.busy && !this.othersWriteHere);
     }
+  }
+
+  /**
+   * Says whether other processes' writes now come through this one, as they do through
+   * the server writing for the others (shared/forwarding). Theirs may then arrive during
+   * any flush, so every flush runs in the background and the writes arriving meanwhile
+   * share the next one.
+   */
+  setOthersWriteHere(others: boolean): void {
+    this.othersWriteHere = others;
   }
 
   version(): Promise<string> {

@@ -8,11 +8,12 @@ import type { LogFile } from './log-file.js';
  * record of the file appended before it began, whoever wrote it, so a write needs one
  * flush that begins after its append, not one of its own.
  *
- * A write with nothing else of this process waiting flushes at once, synchronously:
- * waiting for company would only add latency. When other calls are queued, the flush
- * runs on libuv's thread pool and the next write takes the lock meanwhile; measured,
- * that is what lets one process holding many sessions write at the speed of its CPU
- * rather than of the disk.
+ * A write that is alone, with nothing else of this process waiting and no other
+ * process writing through it, flushes at once, synchronously: handing the flush to
+ * another thread would only add latency. Otherwise the flush runs on libuv's thread
+ * pool, and the writes queued or arriving meanwhile take the lock and then share the
+ * next flush; measured, that is what lets one process holding many sessions, or writing
+ * for the other servers, write at the speed of its CPU rather than of the disk.
  */
 export class GroupFlush {
   /** The flush under way. It never rejects: its callers see the error. */
@@ -24,7 +25,7 @@ export class GroupFlush {
 
   /**
    * Resolves once `log` has been through an `fdatasync` begun after this call. `alone`
-   * says that nothing else of this process is waiting for the store.
+   * says that no other write is waiting for the store, or may arrive during the flush.
    */
   flush(log: LogFile | undefined, alone: boolean): Promise<void> {
     // Compaction closed it: the snapshot that replaced it was fsynced with the record inside.

@@ -17,6 +17,8 @@
  * copy), statements (prepared statement cache), file-tx.
  */
 export { openFileStore } from './open-file-store.js';
+/** The store `openFileStore` opens. */
+export { FileStore } from './file-store.js';
 /** Options of `openFileStore`. */
 export type { FileStoreOptions } from './open-file-store.js';
 /** The file operations a test may replace. */

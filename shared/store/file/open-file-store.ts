@@ -1,7 +1,6 @@
 import type { Clock } from '../../clock.js';
 import { systemClock } from '../../clock.js';
 import { StoreUnavailableError } from '../../errors.js';
-import type { Store } from '../store.js';
 import { createDatabase, exportSnapshot } from './database.js';
 import type { FileSystem } from './file-system.js';
 import { failureReason, withFileSystem } from './file-system.js';
@@ -46,7 +45,7 @@ const DEFAULT_COMPACT_AFTER_BYTES = 8 * 1024 * 1024;
  * truncated or damaged, or comes from a newer Baton is refused with
  * `StoreUnavailableError` naming the path, and left byte for byte as it was.
  */
-export async function openFileStore(options: FileStoreOptions): Promise<Store> {
+export async function openFileStore(options: FileStoreOptions): Promise<FileStore> {
   const paths = storePaths(options.path);
   const fs = withFileSystem(options.fs);
   let sqlJs: SqlJs;

@@ -101,6 +101,19 @@ describe('group flush', () => {
     expect(events.filter((e) => e.kind === 'flush-start')).toHaveLength(0);
   });
 
+  test('a store that other processes write through flushes even a lone write on the thread pool', async () => {
+    const { fs, events } = tracingFs();
+    const store = await open({ fs });
+    store.setOthersWriteHere(true);
+    events.length = 0;
+    await addComment(store, 'one');
+    expect(events.map((e) => e.kind)).toEqual(['append', 'flush-start', 'flush-end']);
+    store.setOthersWriteHere(false);
+    events.length = 0;
+    await addComment(store, 'two');
+    expect(events.map((e) => e.kind)).toEqual(['append', 'sync']);
+  });
+
   test('writes queued in one process share flushes, and each returns only after a flush begun after its append', async () => {
     const { fs, events } = tracingFs();
     const store = await open({ fs });

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
-import { openFileStore } from '../../../shared/store/file/index.js';
+import { type FileStore, openFileStore } from '../../../shared/store/file/index.js';
 import type { Store } from '../../../shared/store/store.js';
 import { scratchDir } from './helpers.js';
 
@@ -29,7 +29,7 @@ export function storeScratch(label: string, ...file: string[]) {
     get path(): string {
       return join(dir(), ...file);
     },
-    async open(options: Partial<Parameters<typeof openFileStore>[0]> = {}): Promise<Store> {
+    async open(options: Partial<Parameters<typeof openFileStore>[0]> = {}): Promise<FileStore> {
       const store = await openFileStore({ path: join(dir(), ...file), ...options });
       opened.push(store);
       return store;
