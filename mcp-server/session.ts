@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import type { Baton } from '../shared/baton.js';
 import { StoreUnavailableError } from '../shared/errors.js';
 import { type Opened, openBaton } from '../shared/open.js';
+import { isSessionAlive } from '../shared/sessions.js';
 import { agentName, type SessionIdentity } from './identity.js';
 import { type Sweeper, startSweeper } from './sweeper.js';
 
@@ -37,7 +38,7 @@ export function sessionCore(options: {
       throw new Error(error.message);
     }
     const { baton } = result.value;
-    const registered = await baton.registerSession({ pid: process.pid, host: hostname() });
+    const registered = await baton.registerSession({ pid: process.pid, host: hostname(), gone: await goneSessions(baton) });
     if (!registered.ok) log(`baton: could not record this session: ${registered.error.message}`);
     sweeper = startSweeper({
       intervalMs: options.sweepMs,
@@ -72,4 +73,14 @@ export function sessionCore(options: {
       await opened.close();
     },
   };
+}
+
+/**
+ * Sessions of this machine whose server died without ending (killed, or crashed): the
+ * renewers already give up on them, and registering clears those holding no lease.
+ */
+async function goneSessions(baton: Baton): Promise<string[]> {
+  const listed = await baton.listSessions();
+  if (!listed.ok) return [];
+  return listed.value.sessions.filter((s) => s.host === hostname() && !s.endedAt && !isSessionAlive(s)).map((s) => s.id);
 }

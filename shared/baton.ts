@@ -34,6 +34,9 @@ export interface BatonDeps {
 /** Default number of expired leases one sweep clears. */
 export const SWEEP_BATCH = 100;
 
+/** How long ended sessions and remembered request ids are kept for anyone to look at. */
+export const HISTORY_KEPT_MS = 24 * 60 * 60_000;
+
 /**
  * Baton's operations for one session: every tool of PROTOCOL.md section 5 and what people,
  * renewers and servers need besides. Each validates its input, runs as one transaction of
@@ -440,10 +443,25 @@ export class Baton {
     });
   }
 
-  /** Records this server process so renewers can tell whether it still runs. */
-  async registerSession(input: { pid: number; host: string }): Promise<Result<T.SessionRecord>> {
+  /**
+   * Records this server process so renewers can tell whether it still runs. A server
+   * starting also clears what every server start and every `requestId` would otherwise
+   * add to for good. Sessions holding no live lease go when they ended `HISTORY_KEPT_MS`
+   * ago, or at once when named in `gone`: sessions whose process it found dead, which
+   * nobody renews. Request ids go when that old, long past any retry of a lost answer.
+   */
+  async registerSession(input: { pid: number; host: string; gone?: readonly string[] }): Promise<Result<T.SessionRecord>> {
     return this.write(async (tx) => {
       const { caller } = this;
+      const before = tx.now - HISTORY_KEPT_MS;
+      const gone = (input.gone ?? []).filter((id) => id !== caller.session);
+      const orGone = gone.length > 0 ? ` OR (ended_at IS NULL AND id IN (${placeholders(gone.length)}))` : '';
+      await tx.run(`DELETE FROM sessions WHERE (ended_at < ?${orGone}) AND id NOT IN (SELECT session FROM leases WHERE expires_at > ?)`, [
+        before,
+        ...gone,
+        tx.now,
+      ]);
+      await tx.run('DELETE FROM requests WHERE at < ?', [before]);
       await tx.run(
         `INSERT INTO sessions (id, agent, pid, host, renewer, worktree, started_at, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL)
          ON CONFLICT (id) DO UPDATE SET agent = excluded.agent, pid = excluded.pid, host = excluded.host, renewer = excluded.renewer, worktree = excluded.worktree, ended_at = NULL`,

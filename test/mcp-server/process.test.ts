@@ -134,6 +134,39 @@ describe('shutdown', () => {
   });
 });
 
+describe('sessions', () => {
+  it('clears, once the next server starts, the session of a server killed outright, unless it holds a lease', async () => {
+    const sessionsOf = async (agents: string[]) => {
+      const opened = await openBaton({ cwd: repo.main, env: {} });
+      if (!opened.ok) throw new Error(opened.error.message);
+      try {
+        const rows = await opened.value.store.read((tx) => tx.all<{ agent: string }>('SELECT agent FROM sessions ORDER BY agent'));
+        return rows.map((r) => r.agent).filter((agent) => agents.includes(agent));
+      } finally {
+        await opened.value.store.close();
+      }
+    };
+    const killed = async (agent: string, claim: boolean) => {
+      const server = await spawnServer({ cwd: repo.main, env: { BATON_AGENT: agent } });
+      if (claim) {
+        await ok(server.client, 'create_issue', { title: agent, labels: [agent] });
+        await ok(server.client, 'next_issue', { labels: [agent] });
+      } else await ok(server.client, 'list_claims');
+      process.kill(server.pid, 'SIGKILL');
+      await server.exited();
+    };
+    await killed('killed-holding', true);
+    await killed('killed-idle', false);
+    const agents = ['killed-holding', 'killed-idle', 'next'];
+    expect(await sessionsOf(agents)).toEqual(['killed-holding', 'killed-idle']);
+
+    const next = await spawnServer({ cwd: repo.main, env: { BATON_AGENT: 'next' } });
+    await ok(next.client, 'list_claims');
+    expect(await sessionsOf(agents)).toEqual(['killed-holding', 'next']);
+    await next.close();
+  });
+});
+
 describe('identity and stderr', () => {
   it('names the agent after the client when BATON_AGENT is unset, records BATON_RENEWER and warns of nothing', async () => {
     const server = await spawnServer({

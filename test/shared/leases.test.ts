@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { HISTORY_KEPT_MS } from '../../shared/baton.js';
 import type { Result } from '../../shared/result.js';
 import { harness, MINUTE, refusal, value } from '../helpers/core.js';
 
@@ -347,6 +348,31 @@ describe('restart and takeover', () => {
     h.clock.advance(LEASE + 1);
     expect(await agents()).toEqual(['running']);
   });
+
+  it('clears, when a server starts, sessions ended a day ago and those found dead, unless they hold a live lease', async () => {
+    const { h } = await issues(2);
+    const start = async (agent: string, gone: string[] = []) => {
+      const s = h.session(agent);
+      value(await s.registerSession({ pid: 1, host: 'h', gone }));
+      return s;
+    };
+    const stored = () => h.store.read(async (tx) => (await tx.all<{ agent: string }>('SELECT agent FROM sessions ORDER BY agent')).map((r) => r.agent));
+    value(await (await start('ended-long-ago')).endSession());
+    const holding = await start('holding');
+    value(await holding.endSession());
+    h.clock.advance(HISTORY_KEPT_MS - MINUTE);
+    value(await (await start('ended-lately')).endSession());
+    const dead = await start('dead');
+    const deadHolding = await start('dead-holding');
+    h.clock.advance(2 * MINUTE);
+    value(await holding.claimIssue({ key: 'BAT-1' }));
+    value(await deadHolding.claimIssue({ key: 'BAT-2' }));
+    expect(await stored()).toEqual(['dead', 'dead-holding', 'ended-lately', 'ended-long-ago', 'holding']);
+
+    const starting = h.session('starting');
+    await start('starting', [dead.caller.session, deadHolding.caller.session, starting.caller.session, 'unknown']);
+    expect(await stored()).toEqual(['dead-holding', 'ended-lately', 'holding', 'starting']);
+  });
 });
 
 describe('ending a lease', () => {
@@ -433,6 +459,26 @@ describe('request ids', () => {
     expect(second.items.map((i) => i.issue.key)).toEqual(first.items.map((i) => i.issue.key));
     expect(second.items[0].lease.claimToken).not.toBe(first.items[0].lease.claimToken);
     expect(value(await admin.listClaims()).claims).toHaveLength(2);
+  });
+
+  it('forgets a request id a day old once a server starts: a repeat then claims anew', async () => {
+    const { h, admin } = await issues(3);
+    const alice = h.session('alice');
+    value(await alice.nextIssue({ requestId: 'old' }));
+    h.clock.advance(HISTORY_KEPT_MS - MINUTE);
+    const recent = value(await alice.nextIssue({ requestId: 'recent' }));
+    h.clock.advance(2 * MINUTE);
+    const remembered = () => h.store.read(async (tx) => (await tx.all<{ request_id: string }>('SELECT request_id FROM requests ORDER BY request_id')).map((r) => r.request_id));
+    expect(await remembered()).toEqual(['old', 'recent']);
+    // Remembered, the old id answers what it claimed then: a lease long expired, so nothing.
+    expect(value(await alice.nextIssue({ requestId: 'old' }))).toBeNull();
+
+    value(await h.session('starting').registerSession({ pid: 1, host: 'h' }));
+    expect(await remembered()).toEqual(['recent']);
+    expect(value(await alice.nextIssue({ requestId: 'recent' }))?.issue.key).toBe(recent?.issue.key);
+    const anew = value(await alice.nextIssue({ requestId: 'old' }));
+    expect(anew?.issue.key).not.toBe(recent?.issue.key);
+    expect(value(await admin.listClaims()).claims.map((c) => c.key).sort()).toEqual([recent?.issue.key, anew?.issue.key].sort());
   });
 
   it('keeps request ids apart per agent', async () => {
