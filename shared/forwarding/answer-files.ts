@@ -1,6 +1,6 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { errnoCode } from '../store/file/file-system.js';
+import { errnoCode, nodeFileSystem, unlinkIfPresent } from '../store/file/file-system.js';
 
 /**
  * The sealed answers of forwarded writes, one file per request id, in a folder beside
@@ -29,8 +29,9 @@ export class AnswerFiles {
     }
   }
 
+  /** Each forwarded write that records removes one: `unlink` alone, half the cost of `rmSync`. */
   remove(ids: readonly string[]): void {
-    for (const id of ids) rmSync(join(this.dir, id), { force: true });
+    for (const id of ids) unlinkIfPresent(nodeFileSystem, join(this.dir, id));
   }
 
   /** Removes answers older than `ms`: left by a writer that died before its record committed. */
@@ -44,7 +45,7 @@ export class AnswerFiles {
     for (const name of names) {
       const path = join(this.dir, name);
       try {
-        if (now - statSync(path).mtimeMs > ms) rmSync(path, { force: true });
+        if (now - statSync(path).mtimeMs > ms) unlinkIfPresent(nodeFileSystem, path);
       } catch {
         // Removed meanwhile.
       }
