@@ -82,5 +82,6 @@ export function sessionCore(options: {
 async function goneSessions(baton: Baton): Promise<string[]> {
   const listed = await baton.listSessions();
   if (!listed.ok) return [];
-  return listed.value.sessions.filter((s) => s.host === hostname() && !s.endedAt && !isSessionAlive(s)).map((s) => s.id);
+  // Only a process on this machine can be found dead: one elsewhere counts as alive.
+  return listed.value.sessions.filter((s) => !s.endedAt && !isSessionAlive(s)).map((s) => s.id);
 }

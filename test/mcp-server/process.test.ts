@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openBaton } from '../../shared/open.js';
+import { type Opened, openBaton } from '../../shared/open.js';
 import { makeRepo, type ScratchRepo } from '../helpers/git.js';
 import { initializeMessages, type RawServer, spawnRawServer, spawnServer, waitFor } from '../helpers/spawnServer.js';
 import { ok } from '../helpers/tools.js';
@@ -29,16 +29,23 @@ function createCalls(count: number, firstId: number, prefix: string) {
   }));
 }
 
-async function labelled(label: string): Promise<string[]> {
+/** Runs `fn` on the repository's database, opened as a short command opens it, then closes it. */
+async function reading<T>(fn: (opened: Opened) => Promise<T>): Promise<T> {
   const opened = await openBaton({ cwd: repo.main, env: {} });
   if (!opened.ok) throw new Error(opened.error.message);
   try {
-    const listed = await opened.value.baton.listIssues({ label, limit: 1000 });
-    if (!listed.ok) throw new Error(listed.error.message);
-    return listed.value.issues.map((i) => i.title);
+    return await fn(opened.value);
   } finally {
     await opened.value.store.close();
   }
+}
+
+function labelled(label: string): Promise<string[]> {
+  return reading(async ({ baton }) => {
+    const listed = await baton.listIssues({ label, limit: 1000 });
+    if (!listed.ok) throw new Error(listed.error.message);
+    return listed.value.issues.map((i) => i.title);
+  });
 }
 
 describe('settings', () => {
@@ -95,13 +102,12 @@ describe('shutdown', () => {
     const stored = await labelled(signal);
     for (const answer of answered) expect(stored).toContain(answer.result.structuredContent.issue.title);
 
-    const opened = await openBaton({ cwd: repo.main, env: {} });
-    if (!opened.ok) throw new Error(opened.error.message);
     // Ended sessions are history, which listSessions leaves out: read the table itself.
-    const mine = await opened.value.store.read((tx) =>
-      tx.get<{ pid: number; worktree: string; ended_at: number | null }>('SELECT pid, worktree, ended_at FROM sessions WHERE agent = ?', [`signalled-${signal}`]),
+    const mine = await reading(({ store }) =>
+      store.read((tx) =>
+        tx.get<{ pid: number; worktree: string; ended_at: number | null }>('SELECT pid, worktree, ended_at FROM sessions WHERE agent = ?', [`signalled-${signal}`]),
+      ),
     );
-    await opened.value.store.close();
     expect(mine).toMatchObject({ pid: server.child.pid, worktree: repo.main });
     expect(mine?.ended_at).not.toBeNull();
   });
@@ -113,10 +119,7 @@ describe('shutdown', () => {
     expect(await server.exit).toEqual({ code: 0, signal: null });
     // The store would have been opened 200 ms after the handshake: it must not be, once stopped.
     await new Promise((resolve) => setTimeout(resolve, 400));
-    const opened = await openBaton({ cwd: repo.main, env: {} });
-    if (!opened.ok) throw new Error(opened.error.message);
-    const sessions = await opened.value.baton.listSessions();
-    await opened.value.store.close();
+    const sessions = await reading(({ baton }) => baton.listSessions());
     if (!sessions.ok) throw new Error(sessions.error.message);
     expect(sessions.value.sessions.filter((s) => s.agent === 'brief' && s.endedAt === null)).toEqual([]);
   });
@@ -137,14 +140,8 @@ describe('shutdown', () => {
 describe('sessions', () => {
   it('clears, once the next server starts, the session of a server killed outright, unless it holds a lease', async () => {
     const sessionsOf = async (agents: string[]) => {
-      const opened = await openBaton({ cwd: repo.main, env: {} });
-      if (!opened.ok) throw new Error(opened.error.message);
-      try {
-        const rows = await opened.value.store.read((tx) => tx.all<{ agent: string }>('SELECT agent FROM sessions ORDER BY agent'));
-        return rows.map((r) => r.agent).filter((agent) => agents.includes(agent));
-      } finally {
-        await opened.value.store.close();
-      }
+      const rows = await reading(({ store }) => store.read((tx) => tx.all<{ agent: string }>('SELECT agent FROM sessions ORDER BY agent')));
+      return rows.map((r) => r.agent).filter((agent) => agents.includes(agent));
     };
     const killed = async (agent: string, claim: boolean) => {
       const server = await spawnServer({ cwd: repo.main, env: { BATON_AGENT: agent } });
