@@ -20,6 +20,7 @@ import { benchBaton, openBenchStore, type StoreKind } from './stores.js';
  *   claim            claims the next issue              -> { key, at }
  *   heartbeat        renews every lease it holds         -> { at }
  *   read             times list_claims on the core (and over MCP when started with `mcp`)
+ *   ping             times an MCP ping to that server: the round trip with no tool and no store   -> { ms }
  *   hold             starts a write and never finishes it (holding the lock)   -> { at }
  *   write            one write; answers when it committed                      -> { at }
  *   watch            starts the extension's claims model and reports every key it shows
@@ -37,6 +38,7 @@ export type ProbeCommand =
   | { cmd: 'claim' }
   | { cmd: 'heartbeat' }
   | { cmd: 'read' }
+  | { cmd: 'ping' }
   | { cmd: 'hold' }
   | { cmd: 'write' }
   | { cmd: 'watch' }
@@ -47,6 +49,7 @@ export type ProbeReply =
   | { type: 'claimed'; key: string; at: number }
   | { type: 'done'; at: number }
   | { type: 'read'; coreMs: number; mcpMs: number | null; claims: number }
+  | { type: 'pinged'; ms: number }
   | { type: 'seen'; keys: string[]; at: number; loadMs: number }
   | { type: 'error'; message: string };
 
@@ -108,6 +111,13 @@ async function main(): Promise<void> {
           mcpMs = performance.now() - s;
         }
         reply({ type: 'read', coreMs, mcpMs, claims: r.value.claims.length });
+        return;
+      }
+      case 'ping': {
+        if (!mcp) throw new Error('ping needs a server: start the probe with mcpCli');
+        const started = performance.now();
+        await mcp.ping();
+        reply({ type: 'pinged', ms: performance.now() - started });
         return;
       }
       case 'hold': {

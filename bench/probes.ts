@@ -72,14 +72,15 @@ class ReadSamples {
  * took, so that what the replay costs can be told from what idling costs (a process that
  * has slept answers slower: its caches are cold and it must be scheduled again). Timed
  * on the core in the reader's process and, for Baton, also as a tool call to a `baton
- * serve` on the same file.
+ * serve` on the same file, and as an MCP ping to that server after as long a pause: the
+ * round trip to an idle server, the part of a tool call no tool or store can shorten.
  */
 export async function readPathProbe(
   benchDir: string,
   kind: StoreKind,
   target: string,
   options: { leases: number; times: number; mcpCli?: string },
-): Promise<{ afterWrite: ReadTimes; unchanged: ReadTimes; afterPause: ReadTimes; liveClaims: number }> {
+): Promise<{ afterWrite: ReadTimes; unchanged: ReadTimes; afterPause: ReadTimes; idlePingMs: Summary | null; liveClaims: number }> {
   const writer = await ProbeProcess.start(benchDir, { kind, target, agent: 'bench-writer' });
   const reader = await ProbeProcess.start(benchDir, { kind, target, agent: 'bench-reader', mcpCli: options.mcpCli });
   try {
@@ -87,6 +88,7 @@ export async function readPathProbe(
     const after = new ReadSamples();
     const same = new ReadSamples();
     const paused = new ReadSamples();
+    const pings: number[] = [];
     let liveClaims = 0;
     // Warm both paths up before timing.
     for (let i = 0; i < 20; i++) await reader.request({ cmd: 'read' }, 'read');
@@ -100,8 +102,13 @@ export async function readPathProbe(
       same.add(await reader.request({ cmd: 'read' }, 'read'));
       await sleep(pause);
       paused.add(await reader.request({ cmd: 'read' }, 'read'));
+      if (options.mcpCli) {
+        await sleep(pause);
+        pings.push((await reader.request({ cmd: 'ping' }, 'pinged')).ms);
+      }
     }
-    return { afterWrite: after.summary(), unchanged: same.summary(), afterPause: paused.summary(), liveClaims };
+    const idlePingMs = pings.length ? rounded(summarize(pings)) : null;
+    return { afterWrite: after.summary(), unchanged: same.summary(), afterPause: paused.summary(), idlePingMs, liveClaims };
   } finally {
     await Promise.all([writer.stop(), reader.stop()]);
   }

@@ -167,6 +167,7 @@ export function probesText(results: BenchResults): string {
     lines.push(`list_claims ${r.store} (${k(r.issues)}, ${r.liveClaims} live): after another's write ${s(r.afterWrite.coreMs)}${mcp(r.afterWrite.mcpMs)}`);
     lines.push(`list_claims ${r.store} (${k(r.issues)}): nothing changed ${s(r.unchanged.coreMs)}${mcp(r.unchanged.mcpMs)}`);
     lines.push(`list_claims ${r.store} (${k(r.issues)}): nothing changed, after as long a pause ${s(r.afterPause.coreMs)}${mcp(r.afterPause.mcpMs)}`);
+    if (r.idlePingMs) lines.push(`MCP ping to the same server after as long a pause (the round trip alone, ${k(r.issues)}): ${s(r.idlePingMs)}`);
   }
   for (const r of results.recovery) lines.push(`recovery after SIGKILL of the lock holder, ${r.store} (${k(r.issues)}): ${s(r.ms)}`);
   if (results.model) lines.push(`extension model sees another process's claim (${k(results.model.issues)}, ${results.model.how}): ${s(results.model.seenMs)}; its reload takes ${s(results.model.loadMs)}`);

@@ -73,6 +73,8 @@ export interface BenchResults {
     unchanged: ReadTimes;
     /** Nothing changed, after a pause as long as the writes before `afterWrite`. */
     afterPause: ReadTimes;
+    /** An MCP ping to the reading server after as long a pause; null for a store without a server. */
+    idlePingMs: Summary | null;
   }[];
   model: { issues: number; how: string; pollMs: number; seenMs: Summary; loadMs: Summary } | null;
   targets: Verdict[];

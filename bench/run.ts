@@ -283,7 +283,7 @@ async function probes(results: BenchResults, datasets: Map<number, Dataset>, wor
       await attempt(`list_claims read path, ${kind}, ${k(issues)}`, async () => {
         const r = await readPathProbe(benchDir, kind, await fresh(issues, kind), { leases: 20, times: quick ? 100 : 200, mcpCli: kind === 'baton' ? cli : undefined });
         results.readPath.push({ store: kind, issues, ...r });
-        progress(`list_claims ${kind} ${k(issues)}: after a write p50 ${r.afterWrite.coreMs.p50} ms${r.afterWrite.mcpMs ? ` (MCP ${r.afterWrite.mcpMs.p50} ms)` : ''}, unchanged p50 ${r.unchanged.coreMs.p50} ms, after as long a pause ${r.afterPause.coreMs.p50} ms${r.afterPause.mcpMs ? ` (MCP ${r.afterPause.mcpMs.p50} ms)` : ''}`);
+        progress(`list_claims ${kind} ${k(issues)}: after a write p50 ${r.afterWrite.coreMs.p50} ms${r.afterWrite.mcpMs ? ` (MCP ${r.afterWrite.mcpMs.p50} ms)` : ''}, unchanged p50 ${r.unchanged.coreMs.p50} ms, after as long a pause ${r.afterPause.coreMs.p50} ms${r.afterPause.mcpMs ? ` (MCP ${r.afterPause.mcpMs.p50} ms)` : ''}${r.idlePingMs ? `, MCP ping after it ${r.idlePingMs.p50} ms` : ''}`);
       });
     }
   }
