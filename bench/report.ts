@@ -136,14 +136,14 @@ export function phasesTable(runs: readonly RunEntry[]): string {
   const lines = runs
     .filter((r) => r.phases)
     .map((r) => {
-      const cells = ops.map((op) => {
+      const cells = [...ops, ...(r.phases!.forwarded ? ['forwarded'] : [])].map((op) => {
         const p = r.phases![op];
         return p ? `${op} ${fmt(p.statements, 2)} st, ${fmt(p.waitMs.mean)}/${fmt(p.workMs.mean)}/${fmt(p.commitMs.mean)}` : `${op} -`;
       });
       const lock = r.lock ? `  | lock busy ${Math.round(r.lock.busyShare * 100)}% of the time, gap between writers p50 ${fmt(r.lock.gapMs.p50)} ms` : '';
       return `${pad(`${k(r.issues)} x${r.procs} ${r.store}`, 18)} ${cells.join('  ')}${lock}`;
     });
-  return ['store-direct, per operation: statements, then mean ms waiting (queue, catch-up, lock) / working (statements) / committing (append, fsync, release):', ...lines].join('\n');
+  return ['store-direct, per operation (forwarded: the writes run for the other agents): statements, then mean ms waiting (queue, catch-up, lock) / working (statements) / committing (append, fsync, release):', ...lines].join('\n');
 }
 
 export function targetsTable(verdicts: readonly Verdict[]): string {

@@ -1,6 +1,7 @@
 import { Baton } from '../shared/baton.js';
 import { DEFAULTS } from '../shared/config.js';
 import type { Result } from '../shared/result.js';
+import type { SessionTokens } from '../shared/rules/leases.js';
 import { openFileStore } from '../shared/store/file/index.js';
 import type { Store } from '../shared/store/store.js';
 import type { AgentOps, Failure } from './agent-loop.js';
@@ -20,11 +21,12 @@ export async function openBenchStore(kind: StoreKind, target: string): Promise<S
 }
 
 /** A session of one benchmark agent on a store, as a server would build it. */
-export function benchBaton(store: Store, agent: string, session: string): Baton {
+export function benchBaton(store: Store, agent: string, session: string, tokens?: SessionTokens): Baton {
   return new Baton({
     store,
     caller: { agent, session, renewer: null, worktree: null },
     config: { ...DEFAULTS },
+    tokens,
     git: async () => null,
   });
 }

@@ -1,15 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { tuneForALongLivedProcess } from '../mcp-server/cli/long-lived.js';
+import { joinWriters } from '../shared/open.js';
+import { SessionTokens } from '../shared/rules/leases.js';
+import { FileStore } from '../shared/store/file/index.js';
 import { type AgentCommand, type AgentOps, epochNow, type LoopResult, runLoop, type Window } from './agent-loop.js';
 import { instrument, type Phases } from './instrument.js';
 import { benchBaton, coreOps, openBenchStore, type StoreKind } from './stores.js';
 
 /*
  * A store-direct agent: one process that opens the shared store itself and runs the work
- * loop on Baton's core, the way a server process does minus MCP; on Baton's file store
- * with a server's settings (its environment comes from load-run.ts). Talks to the
- * benchmark over IPC: `ready` once open; then for every `window` it is sent, one
- * `result`; it exits on `exit` (after the benchmark has read its memory figures).
+ * loop on Baton's core, the way a server process does minus MCP: on Baton's file store,
+ * with a server's settings (its environment comes from load-run.ts), its writes going
+ * where a server's go (the first agent of the set writes for the others; the phases
+ * count their writes under `forwarded`). Talks to the benchmark over IPC: `ready` once
+ * open; then for every `window` it is sent, one `result`; it exits on `exit` (after the
+ * benchmark has read its memory figures).
  */
 
 export interface WorkerArgs {
@@ -33,12 +38,12 @@ async function main(): Promise<void> {
   let window: Window | undefined;
   let op = 'other';
   const recording = () => window !== undefined && epochNow() >= window.startAt + window.warmupMs && epochNow() < window.startAt + window.warmupMs + window.durationMs;
-  const baton = benchBaton(
-    instrument(store, () => phases, () => spans, recording, () => op),
-    args.agent,
-    randomBytes(8).toString('hex'),
-  );
-  const core = coreOps(baton);
+  const measured = (label: () => string) => instrument(store, () => phases, () => spans, recording, label);
+  const tokens = new SessionTokens();
+  const own = benchBaton(measured(() => op), args.agent, randomBytes(8).toString('hex'), tokens);
+  // As in `baton serve`: one agent's process writes for the set, the others send it their writes.
+  const joined = store instanceof FileStore ? joinWriters(own, tokens, store, measured(() => 'forwarded')) : undefined;
+  const core = coreOps(joined?.baton ?? own);
   // Names the operation under way, so the store's timings are kept per operation.
   const ops: AgentOps = {
     claim: () => ((op = 'claim'), core.claim()),
@@ -57,6 +62,7 @@ async function main(): Promise<void> {
     const result = await runLoop(ops, window);
     send({ type: 'result', result, phases, spans });
   }
+  await joined?.route.close();
   await store.close();
   process.exit(0);
 }

@@ -64,18 +64,29 @@ export async function openBaton(options: OpenOptions): Promise<Result<Opened>> {
   };
   const tokens = new SessionTokens();
   const baton = new Baton({ store, caller, config: config.value, tokens });
-  const fileStore = options.forward && store instanceof FileStore ? store : undefined;
-  const socket = fileStore && WriteRoute.socketFor(fileStore.location);
-  if (!fileStore || socket === undefined) return ok({ baton, store, location, config: config.value, close: () => store.close() });
-  const route = new WriteRoute(socket, fileStore, { serving: (others) => fileStore.setOthersWriteHere(others) });
+  const joined = options.forward && store instanceof FileStore ? joinWriters(baton, tokens, store) : undefined;
+  if (!joined) return ok({ baton, store, location, config: config.value, close: () => store.close() });
   return ok({
-    baton: forwardWrites(baton, { tokens, store, route }),
+    baton: joined.baton,
     store,
     location,
     config: config.value,
     close: async () => {
-      await route.close();
+      await joined.route.close();
       await store.close();
     },
   });
+}
+
+/**
+ * `baton` as one of the long-lived processes of its database, which let one of them
+ * write for all (shared/forwarding): its writes go to that process, or run here while
+ * this one is it. Here they run on `store`, which is `fileStore` or wraps it. Undefined
+ * where the database's socket path would be too long.
+ */
+export function joinWriters(baton: Baton, tokens: SessionTokens, fileStore: FileStore, store: Store = fileStore): { baton: Baton; route: WriteRoute } | undefined {
+  const socket = WriteRoute.socketFor(fileStore.location);
+  if (socket === undefined) return undefined;
+  const route = new WriteRoute(socket, store, { serving: (others) => fileStore.setOthersWriteHere(others) });
+  return { baton: forwardWrites(baton, { tokens, store, route }), route };
 }
