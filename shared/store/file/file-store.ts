@@ -17,6 +17,13 @@ import { Mutex } from './mutex.js';
 import type { Replica } from './replica.js';
 import { LATEST_SCHEMA_VERSION } from './snapshot-header.js';
 
+/** At most this many writes of one process in a row under one hold of the lock… */
+const KEEP_LOCK_WRITES = 16;
+/** …for no longer than this… */
+const KEEP_LOCK_MS = 10;
+/** …and released when no write took it within this. */
+const KEEP_LOCK_IDLE_MS = 1;
+
 /** What a `FileStore` is built from (see `openFileStore`). */
 export interface FileStoreParts {
   fs: FileSystem;
@@ -40,6 +47,16 @@ export class FileStore implements Store {
   private readonly flusher: GroupFlush;
   private othersWriteHere = false;
   private closed = false;
+  /** Writes of this process waiting for the mutex. */
+  private writesQueued = 0;
+  /**
+   * The lock, kept by a write for the next write of this process: one queued behind it,
+   * or, while other processes write through this one, one that arrives within
+   * `KEEP_LOCK_IDLE_MS`. Taking and releasing the lock costs a write six system calls on
+   * files. Bounded, so that other processes still get their turn.
+   */
+  private kept: { hold: LockHold; writes: number } | undefined;
+  private keptTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly parts: FileStoreParts) {
     this.location = parts.replica.paths.snapshot;
@@ -72,16 +89,25 @@ export class FileStore implements Store {
    */
   async write<T>(fn: (tx: Tx) => Promise<Result<T>>): Promise<Result<T>> {
     const appended: LogFile[] = [];
+    this.writesQueued++;
     try {
       return await this.mutex.run(async () => {
+        this.writesQueued--;
         const replica = this.open();
-        // Most of the catching up happens here and while queueing, outside the lock.
-        replica.catchUp();
-        const hold = await this.acquire(() => replica.catchUp());
+        let kept = this.takeKept();
+        if (!kept) {
+          // Most of the catching up happens here and while queueing, outside the lock.
+          replica.catchUp();
+          kept = { hold: await this.acquire(() => replica.catchUp()), writes: 0 };
+        }
+        let keep = false;
         try {
-          return await this.writeLocked(replica, hold, fn, appended);
+          const result = await this.writeLocked(replica, kept.hold, fn, appended);
+          keep = (this.writesQueued > 0 || this.othersWriteHere) && ++kept.writes < KEEP_LOCK_WRITES && Date.now() - kept.hold.acquiredAt < KEEP_LOCK_MS;
+          return result;
         } finally {
-          this.release(hold);
+          if (keep) this.keep(kept);
+          else this.release(kept.hold);
         }
       });
     } finally {
@@ -141,6 +167,8 @@ export class FileStore implements Store {
     return this.mutex.run(async () => {
       if (this.closed) return;
       this.closed = true;
+      const kept = this.takeKept();
+      if (kept) this.release(kept.hold);
       this.parts.replica.close();
     });
   }
@@ -192,6 +220,33 @@ export class FileStore implements Store {
       if (error instanceof StoreUnavailableError) throw error;
       throw new StoreUnavailableError(this.location, `cannot take the lock (${failureReason(error)})`);
     }
+  }
+
+  private keep(kept: { hold: LockHold; writes: number }): void {
+    this.kept = kept;
+    this.keptTimer ??= setTimeout(() => this.releaseIdle(), KEEP_LOCK_IDLE_MS).unref();
+  }
+
+  /** Lets go of a kept lock that no write took; a write under way may still take it. */
+  private releaseIdle(): void {
+    this.keptTimer = undefined;
+    if (!this.kept) return;
+    if (this.mutex.busy) {
+      this.keptTimer = setTimeout(() => this.releaseIdle(), KEEP_LOCK_IDLE_MS).unref();
+      return;
+    }
+    const { hold } = this.kept;
+    this.kept = undefined;
+    this.release(hold);
+  }
+
+  /** The lock a write kept for this one, if it is still this process's (it may have been judged stale). */
+  private takeKept(): { hold: LockHold; writes: number } | undefined {
+    const kept = this.kept;
+    this.kept = undefined;
+    if (!kept || this.parts.lock.isHeld(kept.hold)) return kept;
+    this.release(kept.hold);
+    return undefined;
   }
 
   private release(hold: LockHold): void {
