@@ -4,12 +4,9 @@ import { SessionTokens, type TokenChange } from '../rules/leases.js';
 import { placeholders } from '../rules/rows.js';
 import type { Store, Tx } from '../store/store.js';
 import { storePaths } from '../store/file/paths.js';
-import { AnswerFiles } from './answer-files.js';
+import { AnswerJournal } from './answer-journal.js';
 import { seal, unseal } from './seal.js';
-import type { RequestTag, WriteAnswer, WriteRequest } from './wire.js';
-
-/** How long the record of a forwarded write is kept when its caller never confirms it. */
-export const FORWARDED_KEPT_MS = 10 * 60_000;
+import { FORWARDED_KEPT_MS, type RequestTag, type WriteAnswer, type WriteRequest } from './wire.js';
 
 interface Sealed {
   result: Result<unknown>;
@@ -38,14 +35,15 @@ export async function runTagged(store: Store, request: WriteRequest): Promise<Wr
  * answered again (and the tokens it changed changed again); not found, the write runs,
  * and if it commits, its record commits with it.
  *
- * The answer itself is kept beside the database, in a file of its own, written before
- * the record commits: in the log every process would replay it, and the log would reach
- * the size that triggers compaction twice as soon. It needs no flush to disk: only a
- * caller that is still running ever asks for it, and a crash of the machine ends those.
+ * The answer itself is kept beside the database, in the journal of the process that ran
+ * the write, before the record commits: in the log every process would replay it, and
+ * the log would reach the size that triggers compaction twice as soon. It needs no
+ * flush to disk: only a caller that is still running ever asks for it, and a crash of
+ * the machine ends those.
  */
 function taggedStore(store: Store, tag: RequestTag, tokens: SessionTokens, changes: TokenChange[], outcome: { recorded: boolean }): Store {
   const key = Buffer.from(tag.key, 'base64');
-  const answers = new AnswerFiles(storePaths(store.location).answers);
+  const answers = AnswerJournal.of(storePaths(store.location).answers);
   let wrote = false;
   return {
     backend: store.backend,
@@ -85,9 +83,10 @@ function taggedStore(store: Store, tag: RequestTag, tokens: SessionTokens, chang
         const expired = await tx.all<{ id: string }>('SELECT id FROM forwarded WHERE at < ?', [tx.now - FORWARDED_KEPT_MS]);
         const done = [...tag.confirmed, ...expired.map((row) => row.id)];
         if (done.length > 0) await tx.run(`DELETE FROM forwarded WHERE id IN (${placeholders(done.length)})`, done);
-        answers.remove(done);
-        answers.write(tag.id, seal(key, { result, tokens: changes.slice(before) } satisfies Sealed));
         await tx.run('INSERT INTO forwarded (id, at) VALUES (?, ?)', [tag.id, tx.now]);
+        // Kept before the ones it replaces go, so the journal's file is not emptied between.
+        answers.write(tag.id, seal(key, { result, tokens: changes.slice(before) } satisfies Sealed));
+        answers.remove(done);
         recorded = true;
         return result;
       });

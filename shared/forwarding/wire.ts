@@ -66,6 +66,9 @@ export interface WriteRequest {
  */
 export type WriteAnswer = { seq: number; result: Result<unknown>; tokens: TokenChange[]; recorded: boolean } | { seq: number; failure: string };
 
+/** How long the record of a forwarded write, and its answer, are kept when its caller never confirms it. */
+export const FORWARDED_KEPT_MS = 10 * 60_000;
+
 /** What a request id is: 16 random bytes in hex. */
 export const REQUEST_ID = /^[0-9a-f]{32}$/;
 
@@ -75,7 +78,7 @@ export function parseRequest(line: string): WriteRequest | undefined {
     const value = JSON.parse(line) as Partial<WriteRequest>;
     if (typeof value.seq !== 'number' || !isWriteOperation(value.op) || !Array.isArray(value.args)) return undefined;
     if (typeof value.caller?.session !== 'string' || typeof value.config?.prefix !== 'string' || !Array.isArray(value.tokens)) return undefined;
-    // Ids name the files of sealed answers: nothing but what forwardWrites makes.
+    // Nothing but what forwardWrites makes: ids are kept with the sealed answers.
     const { tag } = value;
     if (typeof tag?.id !== 'string' || !REQUEST_ID.test(tag.id) || typeof tag.key !== 'string' || !Array.isArray(tag.confirmed)) return undefined;
     if (!tag.confirmed.every((id) => typeof id === 'string' && REQUEST_ID.test(id))) return undefined;

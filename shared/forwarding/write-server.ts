@@ -4,9 +4,9 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import type { Store } from '../store/store.js';
 import { storePaths } from '../store/file/paths.js';
-import { AnswerFiles } from './answer-files.js';
-import { FORWARDED_KEPT_MS, runTagged } from './tagged-write.js';
-import { parseRequest, type WriteAnswer } from './wire.js';
+import { AnswerJournal } from './answer-journal.js';
+import { runTagged } from './tagged-write.js';
+import { FORWARDED_KEPT_MS, parseRequest, type WriteAnswer } from './wire.js';
 
 /**
  * The server that writes for the others: it listens at the database's socket and runs
@@ -46,7 +46,7 @@ export class WriteServer {
     try {
       chmodSync(own, 0o600);
       linkSync(own, path);
-      new AnswerFiles(storePaths(store.location).answers).removeOlderThan(FORWARDED_KEPT_MS);
+      AnswerJournal.removeOlderThan(storePaths(store.location).answers, FORWARDED_KEPT_MS);
       return new WriteServer(server, path, statSync(path).ino, store, serving);
     } catch (error) {
       server.close();
@@ -64,6 +64,7 @@ export class WriteServer {
       this.removeSocketFile();
       while (this.running.size > 0) await Promise.all(this.running);
       for (const socket of this.connections) socket.destroy();
+      AnswerJournal.of(storePaths(this.store.location).answers).close();
       await closed;
     })();
     return this.closing;
