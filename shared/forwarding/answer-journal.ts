@@ -6,6 +6,11 @@ import { FORWARDED_KEPT_MS } from './wire.js';
 
 /** Past this size a journal file takes no more answers: the next starts another. */
 const ROTATE_BYTES = 256 * 1024;
+/**
+ * Nor does one left alone this long, well short of the age at which any process may
+ * remove it (`FORWARDED_KEPT_MS`): an answer must never go into a file already removed.
+ */
+const ROTATE_IDLE_MS = 60_000;
 
 /** One file of the journal, appended to by this process only. */
 interface JournalFile {
@@ -15,6 +20,8 @@ interface JournalFile {
   size: number;
   /** Answers in it that nobody has confirmed yet. */
   live: number;
+  /** When an answer was last appended to it. */
+  appendedAt: number;
 }
 
 interface Kept {
@@ -62,7 +69,9 @@ export class AnswerJournal {
 
   /** Keeps `sealed` as the answer of request `id`; throws, keeping nothing, when it cannot. */
   write(id: string, sealed: Buffer): void {
-    const file = this.current && this.current.size < ROTATE_BYTES ? this.current : this.rotate();
+    const now = Date.now();
+    const current = this.current;
+    const file = current && current.size < ROTATE_BYTES && now - current.appendedAt < ROTATE_IDLE_MS ? current : this.rotate();
     const head = Buffer.alloc(1 + id.length + 4);
     head.writeUInt8(id.length, 0);
     head.write(id, 1, 'latin1');
@@ -77,6 +86,7 @@ export class AnswerJournal {
     this.kept.set(id, { file, at: file.size + head.length, length: sealed.length });
     file.size += entry.length;
     file.live++;
+    file.appendedAt = now;
   }
 
   /** The sealed answer of request `id`, kept by this process or by any other; undefined when none is kept. */
@@ -139,10 +149,10 @@ export class AnswerJournal {
   private rotate(): JournalFile {
     const previous = this.current;
     this.close();
-    // The folder is made by the first answer only: every forwarded write passes here.
+    // Made with the first answer, not with the database: most databases never need it.
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const path = join(this.dir, `${process.pid}-${randomBytes(6).toString('hex')}`);
-    const file: JournalFile = { path, fd: openSync(path, 'a', 0o600), size: 0, live: 0 };
+    const file: JournalFile = { path, fd: openSync(path, 'a', 0o600), size: 0, live: 0, appendedAt: Date.now() };
     this.current = file;
     if (previous) AnswerJournal.removeOlderThan(this.dir, FORWARDED_KEPT_MS);
     return file;

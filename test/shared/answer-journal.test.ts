@@ -1,6 +1,6 @@
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AnswerJournal } from '../../shared/forwarding/answer-journal.js';
 import { scratchDir } from './store/helpers.js';
 
@@ -78,6 +78,24 @@ describe('the journal of sealed answers', () => {
     journal.remove([id(26)]);
     expect(existsSync(first)).toBe(false);
     expect(journal.read(id(39))).toEqual(answer(39, 10_000));
+  });
+
+  it('starts a new file after a minute without answers, long before anyone may remove the old one', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const dir = join(scratch.dir, 'db.answers');
+      const journal = AnswerJournal.of(dir);
+      journal.write(id(1), answer(1));
+      vi.setSystemTime(Date.now() + 59_000);
+      journal.write(id(2), answer(2));
+      expect(files(dir)).toHaveLength(1);
+      vi.setSystemTime(Date.now() + 61_000);
+      journal.write(id(3), answer(3));
+      expect(files(dir)).toHaveLength(2);
+      for (const n of [1, 2, 3]) expect(journal.read(id(n))).toEqual(answer(n));
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('leaves files that are still written to, and removes those of a writer gone long ago', () => {
