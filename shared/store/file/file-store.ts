@@ -56,6 +56,8 @@ export class FileStore implements Store {
    * files. Bounded, so that other processes still get their turn.
    */
   private kept: { hold: LockHold; writes: number } | undefined;
+  /** When the last write kept the lock. */
+  private keptAt = 0;
   private keptTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly parts: FileStoreParts) {
@@ -224,6 +226,8 @@ export class FileStore implements Store {
 
   private keep(kept: { hold: LockHold; writes: number }): void {
     this.kept = kept;
+    this.keptAt = performance.now();
+    // One timer for a run of writes, rather than one set and cleared by each of them.
     this.keptTimer ??= setTimeout(() => this.releaseIdle(), KEEP_LOCK_IDLE_MS).unref();
   }
 
@@ -231,7 +235,7 @@ export class FileStore implements Store {
   private releaseIdle(): void {
     this.keptTimer = undefined;
     if (!this.kept) return;
-    if (this.mutex.busy) {
+    if (this.mutex.busy || performance.now() - this.keptAt < KEEP_LOCK_IDLE_MS) {
       this.keptTimer = setTimeout(() => this.releaseIdle(), KEEP_LOCK_IDLE_MS).unref();
       return;
     }
