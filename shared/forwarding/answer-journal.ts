@@ -122,10 +122,11 @@ export class AnswerJournal {
   /** Closes the file being appended to; the answers in it can still be read. */
   close(): void {
     const file = this.current;
+    if (!file) return;
     this.current = undefined;
-    if (file?.fd !== undefined) closeSync(file.fd);
-    if (file) file.fd = undefined;
-    if (file && file.live === 0) unlinkIfPresent(nodeFileSystem, file.path);
+    if (file.fd !== undefined) closeSync(file.fd);
+    file.fd = undefined;
+    if (file.live === 0) unlinkIfPresent(nodeFileSystem, file.path);
   }
 
   /** Removes journal files untouched for `ms`: those of a writer that died, whose answers nobody can still want. */

@@ -24,6 +24,15 @@ const KEEP_LOCK_MS = 10;
 /** …and released when no write took it within this. */
 const KEEP_LOCK_IDLE_MS = 1;
 
+/** The lock as a write keeps it for the next (see `FileStore.kept`). */
+interface KeptLock {
+  hold: LockHold;
+  /** Writes made under this hold so far. */
+  writes: number;
+  /** When the last of them kept it. */
+  keptAt: number;
+}
+
 /** What a `FileStore` is built from (see `openFileStore`). */
 export interface FileStoreParts {
   fs: FileSystem;
@@ -55,9 +64,7 @@ export class FileStore implements Store {
    * `KEEP_LOCK_IDLE_MS`. Taking and releasing the lock costs a write six system calls on
    * files. Bounded, so that other processes still get their turn.
    */
-  private kept: { hold: LockHold; writes: number } | undefined;
-  /** When the last write kept the lock. */
-  private keptAt = 0;
+  private kept: KeptLock | undefined;
   private keptTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly parts: FileStoreParts) {
@@ -100,7 +107,7 @@ export class FileStore implements Store {
         if (!kept) {
           // Most of the catching up happens here and while queueing, outside the lock.
           replica.catchUp();
-          kept = { hold: await this.acquire(() => replica.catchUp()), writes: 0 };
+          kept = { hold: await this.acquire(() => replica.catchUp()), writes: 0, keptAt: 0 };
         }
         let keep = false;
         try {
@@ -224,9 +231,9 @@ export class FileStore implements Store {
     }
   }
 
-  private keep(kept: { hold: LockHold; writes: number }): void {
+  private keep(kept: KeptLock): void {
+    kept.keptAt = performance.now();
     this.kept = kept;
-    this.keptAt = performance.now();
     // One timer for a run of writes, rather than one set and cleared by each of them.
     this.keptTimer ??= setTimeout(() => this.releaseIdle(), KEEP_LOCK_IDLE_MS).unref();
   }
@@ -235,7 +242,7 @@ export class FileStore implements Store {
   private releaseIdle(): void {
     this.keptTimer = undefined;
     if (!this.kept) return;
-    if (this.mutex.busy || performance.now() - this.keptAt < KEEP_LOCK_IDLE_MS) {
+    if (this.mutex.busy || performance.now() - this.kept.keptAt < KEEP_LOCK_IDLE_MS) {
       this.keptTimer = setTimeout(() => this.releaseIdle(), KEEP_LOCK_IDLE_MS).unref();
       return;
     }
@@ -245,7 +252,7 @@ export class FileStore implements Store {
   }
 
   /** The lock a write kept for this one, if it is still this process's (it may have been judged stale). */
-  private takeKept(): { hold: LockHold; writes: number } | undefined {
+  private takeKept(): KeptLock | undefined {
     const kept = this.kept;
     this.kept = undefined;
     if (!kept || this.parts.lock.isHeld(kept.hold)) return kept;

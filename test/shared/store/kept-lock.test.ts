@@ -26,25 +26,25 @@ function countingFs() {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** After a first write, starts `count` writes at once (comments c0, c1, …); answers how often they took the lock. */
+async function takenByQueuedWrites(count: number): Promise<number> {
+  const { fs, taken } = countingFs();
+  const store = await open(fs);
+  await addComment(store, 'first');
+  taken.count = 0;
+  await Promise.all(Array.from({ length: count }, (_, i) => addComment(store, `c${i}`)));
+  return taken.count;
+}
+
 describe('the lock kept from one write to the next', () => {
   test('writes queued in one process share one hold of the lock, released when the queue is empty', async () => {
-    const { fs, taken } = countingFs();
-    const store = await open(fs);
-    await addComment(store, 'first');
-    taken.count = 0;
-    await Promise.all(Array.from({ length: 8 }, (_, i) => addComment(store, `c${i}`)));
-    expect(taken.count).toBe(1);
+    expect(await takenByQueuedWrites(8)).toBe(1);
     expect(nodeFs.existsSync(ownerFile())).toBe(false);
     expect(await commentTexts(await scratch.open())).toEqual(['first', ...Array.from({ length: 8 }, (_, i) => `c${i}`)]);
   });
 
   test('a hold serves at most 16 writes in a row', async () => {
-    const { fs, taken } = countingFs();
-    const store = await open(fs);
-    await addComment(store, 'first');
-    taken.count = 0;
-    await Promise.all(Array.from({ length: 40 }, (_, i) => addComment(store, `c${i}`)));
-    expect(taken.count).toBeGreaterThanOrEqual(3);
+    expect(await takenByQueuedWrites(40)).toBeGreaterThanOrEqual(3);
   });
 
   test('a store that others write through keeps the lock between writes, and lets it go when none comes', async () => {
