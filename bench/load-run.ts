@@ -177,16 +177,16 @@ export class AgentSet {
 
   /** Starts the processes and waits until every one has its store open. */
   static async start(config: SetConfig): Promise<AgentSet> {
-    // BATON_BENCH_CPU_PROF=<dir> writes a V8 CPU profile of every store-direct agent and every server.
+    // BATON_BENCH_CPU_PROF=<dir> writes a V8 CPU profile of every agent and every server.
     const profileDir = process.env.BATON_BENCH_CPU_PROF;
-    const execArgv = profileDir && config.via === 'store' ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    const execArgv = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
     const children: ChildProcess[] = [];
     const stdio: ('ignore' | 'inherit' | 'ipc')[] = ['ignore', 'ignore', 'inherit', 'ipc'];
     for (let i = 0; i < config.procs; i++) {
       const agent = `bench-${i + 1}`;
       children.push(
         config.via === 'mcp'
-          ? fork(join(config.benchDir, 'mcp-agent.js'), [JSON.stringify({ cli: config.cli, db: config.target, agent, cpuProfileDir: profileDir } satisfies McpAgentArgs)], { stdio })
+          ? fork(join(config.benchDir, 'mcp-agent.js'), [JSON.stringify({ cli: config.cli, db: config.target, agent, cpuProfileDir: profileDir } satisfies McpAgentArgs)], { stdio, execArgv })
           : fork(join(config.benchDir, 'worker.js'), [JSON.stringify({ kind: config.kind, target: config.target, agent } satisfies WorkerArgs)], {
               stdio,
               execArgv,

@@ -1,13 +1,13 @@
 import { dirname } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { SERVER_ENV } from '../shared/client-config.js';
 import { type AgentCommand, type AgentOps, type Failure, type LoopResult, runLoop } from './agent-loop.js';
+import { StdioClient } from './stdio-client.js';
 
 /*
  * An MCP agent: starts its own `baton serve` (the built CLI, in the environment `baton
- * init` configures) over stdio with the SDK's Client, as a coding agent's host does, and
- * runs the work loop through tool calls.
+ * init` configures) over stdio, as a coding agent's host does, and runs the work loop
+ * through tool calls.
  * Reports the server's pid so the benchmark can read that process's memory.
  */
 
@@ -30,24 +30,19 @@ type Content = Record<string, any>;
 
 async function main(): Promise<void> {
   const opening = performance.now();
-  const transport = new StdioClientTransport({
+  const client = await StdioClient.start({
     command: process.execPath,
     // BATON_BENCH_CPU_PROF=<dir>: the server writes a V8 CPU profile when it exits.
     args: [...(args.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${args.cpuProfileDir}`] : []), args.cli, 'serve', '--db', args.db],
     cwd: dirname(args.db),
     env: { ...getDefaultEnvironment(), ...SERVER_ENV, BATON_AGENT: args.agent },
-    stderr: 'pipe',
+    clientName: args.agent,
   });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-4000)));
-  const client = new Client({ name: args.agent, version: '1.0.0' });
-  await client.connect(transport);
 
   type Answer = { ok: true; content: Content } | { ok: false; failure: Failure };
   const call = async (name: string, input: Record<string, unknown>): Promise<Answer> => {
-    const result = await client.callTool({ name, arguments: input });
-    const content = (result.structuredContent ?? {}) as Content;
-    return result.isError ? { ok: false, failure: { code: String(content.error?.code ?? 'UNKNOWN') } } : { ok: true, content };
+    const { isError, structuredContent: content } = await client.callTool(name, input);
+    return isError ? { ok: false, failure: { code: String(content.error?.code ?? 'UNKNOWN') } } : { ok: true, content };
   };
   const done = (answer: Answer): true | Failure => (answer.ok ? true : answer.failure);
   const ops: AgentOps = {
@@ -63,14 +58,14 @@ async function main(): Promise<void> {
     reopen: async (c) => done(await call('update_issue', { key: c.key, status: 'todo' })),
   };
   // The store opens after initialize; one read makes sure it has before the clock starts.
-  await client.callTool({ name: 'list_claims', arguments: {} });
-  send({ type: 'ready', pid: process.pid, serverPid: transport.pid ?? 0, openMs: performance.now() - opening });
+  await call('list_claims', {});
+  send({ type: 'ready', pid: process.pid, serverPid: client.pid, openMs: performance.now() - opening });
 
   for (;;) {
     const command = await new Promise<AgentCommand>((resolve) => process.once('message', (m) => resolve(m as AgentCommand)));
     if (command.type === 'exit') break;
     const result = await runLoop(ops, command);
-    send({ type: 'result', result, stderr });
+    send({ type: 'result', result, stderr: client.stderr() });
   }
   await client.close();
   process.exit(0);

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { POLL_MS } from '../extension/constants.js';
 import { BatonSource } from '../extension/model/batonSource.js';
 import { ClaimsModel } from '../extension/model/claimsModel.js';
@@ -10,6 +9,7 @@ import { SERVER_ENV } from '../shared/client-config.js';
 import { ok } from '../shared/result.js';
 import type { Store } from '../shared/store/store.js';
 import { epochNow } from './agent-loop.js';
+import { StdioClient } from './stdio-client.js';
 import { benchBaton, openBenchStore, type StoreKind } from './stores.js';
 
 /*
@@ -56,17 +56,15 @@ export type ProbeReply =
 const args = JSON.parse(process.argv[2]) as ProbeArgs;
 const reply = (m: ProbeReply) => process.send!(m);
 
-async function startMcp(cli: string, db: string): Promise<Client> {
-  const transport = new StdioClientTransport({
+async function startMcp(cli: string, db: string): Promise<StdioClient> {
+  const client = await StdioClient.start({
     command: process.execPath,
     args: [cli, 'serve', '--db', db],
     cwd: dirname(db),
     env: { ...getDefaultEnvironment(), ...SERVER_ENV, BATON_AGENT: `${args.agent}-mcp` },
-    stderr: 'ignore',
+    clientName: `${args.agent}-mcp`,
   });
-  const client = new Client({ name: `${args.agent}-mcp`, version: '1.0.0' });
-  await client.connect(transport);
-  await client.callTool({ name: 'list_claims', arguments: {} });
+  await client.callTool('list_claims', {});
   return client;
 }
 
@@ -107,7 +105,8 @@ async function main(): Promise<void> {
         let mcpMs: number | null = null;
         if (mcp) {
           const s = performance.now();
-          await mcp.callTool({ name: 'list_claims', arguments: {} });
+          const answer = await mcp.callTool('list_claims', {});
+          if (answer.isError) throw new Error(`list_claims over MCP failed: ${answer.structuredContent.error?.code}`);
           mcpMs = performance.now() - s;
         }
         reply({ type: 'read', coreMs, mcpMs, claims: r.value.claims.length });

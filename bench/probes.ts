@@ -1,11 +1,11 @@
 import { dirname } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { SERVER_ENV } from '../shared/client-config.js';
 import { epochNow } from './agent-loop.js';
 import { ProbeProcess } from './probe-process.js';
 import type { ReadTimes } from './results-shape.js';
 import { round, summarize, type Summary } from './stats.js';
+import { StdioClient } from './stdio-client.js';
 import type { StoreKind } from './stores.js';
 
 /**
@@ -27,20 +27,19 @@ export async function spawnProbe(cli: string, db: string, times: number): Promis
   const toolsList: number[] = [];
   const firstCall: number[] = [];
   for (let i = 0; i < times; i++) {
-    const transport = new StdioClientTransport({
+    const started = performance.now();
+    const client = await StdioClient.start({
       command: process.execPath,
       args: [cli, 'serve', '--db', db],
       cwd: dirname(db),
       env: { ...getDefaultEnvironment(), ...SERVER_ENV, BATON_AGENT: 'bench-spawn' },
-      stderr: 'ignore',
+      clientName: 'bench-spawn',
     });
-    const client = new Client({ name: 'bench-spawn', version: '1.0.0' });
-    const started = performance.now();
     try {
-      await client.connect(transport);
-      await client.listTools();
+      if ((await client.listTools()).length === 0) throw new Error('tools/list listed no tool');
       toolsList.push(performance.now() - started);
-      await client.callTool({ name: 'list_claims', arguments: {} });
+      const answer = await client.callTool('list_claims', {});
+      if (answer.isError) throw new Error(`list_claims failed: ${answer.structuredContent.error?.code}`);
       firstCall.push(performance.now() - started);
     } finally {
       await client.close();
