@@ -29,13 +29,17 @@ export class StdioClient {
     child.stderr.on('data', (chunk: string) => (this.stderrTail = (this.stderrTail + chunk).slice(-4000)));
     // A server that has gone fails what is waiting; writing to it then must not throw.
     child.stdin.on('error', () => {});
-    this.exited = new Promise((resolve) =>
-      child.once('exit', (code, signal) => {
+    // 'close', not 'exit': an answer written just before the end is read first, and all of stderr.
+    this.exited = new Promise((resolve) => {
+      child.once('close', (code, signal) => {
         this.fail(new Error(`the server exited (${signal ?? `code ${code}`}): ${this.stderrTail.trim().slice(-500)}`));
         resolve();
-      }),
-    );
-    child.once('error', (error) => this.fail(error));
+      });
+      child.once('error', (error) => {
+        this.fail(error);
+        resolve();
+      });
+    });
   }
 
   /** Spawns `command args` and completes the handshake as `clientName`. */

@@ -80,6 +80,18 @@ describe('StdioClient against a misbehaving server', () => {
     await expect(client.callTool('list_claims', {})).rejects.toThrow(/out of cheese/);
   });
 
+  it('reads an answer written just before the server exits', async () => {
+    const client = await startScript(`if (m.method === 'ping') { send({ jsonrpc: '2.0', id: m.id, result: {} }); process.exit(0); }`);
+    await expect(client.ping()).resolves.toBeUndefined();
+    await expect(client.ping()).rejects.toThrow('the server exited (code 0)');
+  });
+
+  it('fails to start a server that cannot be spawned', async () => {
+    await expect(
+      StdioClient.start({ command: join(repo.dir, 'no-such-server'), args: [], cwd: repo.main, env: environment('none'), clientName: 'none' }),
+    ).rejects.toThrow(/ENOENT/);
+  });
+
   it('fails on an answer that is not JSON', async () => {
     const client = await startScript(`process.stdout.write('not json\\n');`);
     await expect(client.ping()).rejects.toThrow(/not JSON: not json/);
