@@ -39,6 +39,8 @@ export interface Window {
    * functions, which takes CPU time, not wall time: with 8 processes on 2 cores, seconds.
    */
   minCycles?: number;
+  /** Stop by this epoch time even short of `minCycles` (warm-up only): a slow store must not hold the run up. */
+  until?: number;
 }
 
 /** What the benchmark sends an agent: run the loop in this window, or leave. */
@@ -55,6 +57,8 @@ export interface LoopResult {
   failures: Record<string, number>;
   /** Claims that found nothing ready. */
   empty: number;
+  /** Work cycles completed, inside the window or not. */
+  cycles: number;
 }
 
 /** Epoch milliseconds with sub-millisecond resolution, comparable across processes. */
@@ -78,6 +82,7 @@ export async function runLoop(ops: AgentOps, window: Window): Promise<LoopResult
     perSecond: new Array<number>(seconds).fill(0),
     failures: {},
     empty: 0,
+    cycles: 0,
   };
   const fail = (f: Failure) => {
     result.failures[f.code] = (result.failures[f.code] ?? 0) + 1;
@@ -95,7 +100,8 @@ export async function runLoop(ops: AgentOps, window: Window): Promise<LoopResult
   await sleepUntil(window.startAt);
   let step = 0;
   const minCycles = window.minCycles ?? 0;
-  while (epochNow() < end || step < minCycles) {
+  const until = window.until ?? Infinity;
+  while ((epochNow() < end || step < minCycles) && epochNow() < until) {
     const startedAt = epochNow();
     const claimed = await timed('claim', () => ops.claim());
     if (claimed === null) {
@@ -114,6 +120,7 @@ export async function runLoop(ops: AgentOps, window: Window): Promise<LoopResult
       if (second < seconds) result.perSecond[second]++;
     }
     step++;
+    let completed = true;
     for (const [op, call] of [
       ['heartbeat', () => ops.heartbeat(claimed)],
       ['checkpoint', () => ops.checkpoint(claimed, step)],
@@ -123,9 +130,11 @@ export async function runLoop(ops: AgentOps, window: Window): Promise<LoopResult
       const answer = await timed(op, call);
       if (answer !== true) {
         fail(answer);
+        completed = false;
         break;
       }
     }
+    if (completed) result.cycles++;
   }
   return result;
 }

@@ -2,7 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { SERVER_ENV } from '../shared/client-config.js';
-import type { LoopResult, Op } from './agent-loop.js';
+import type { AgentCommand, LoopResult, Op } from './agent-loop.js';
 import { epochNow, OPS } from './agent-loop.js';
 import { countDoubleClaims, starvation } from './checks.js';
 import type { Phases } from './instrument.js';
@@ -34,6 +34,15 @@ export interface PhaseSummary {
   commitMs: { p50: number; p99: number; mean: number };
   statements: number;
   changes: number;
+}
+
+/** How long a set's warm-up took, and how fast its cold processes went meanwhile. */
+export interface Warmup {
+  seconds: number;
+  /** Whole cycles (one claim each) over the warm-up's duration. */
+  claimsPerSec: number;
+  /** The fewest cycles any agent completed: short of the minimum when the time limit ended it. */
+  minCyclesPerAgent: number;
 }
 
 export interface LoadResult {
@@ -70,6 +79,11 @@ export interface LoadResult {
   empty: number;
   /** Measured time, all windows together. */
   durationMs: number;
+  /**
+   * The warm-up before the windows, its figures kept apart: the processes' first cycles,
+   * run while V8 still compiles their hot code, as a freshly started agent meets them.
+   */
+  warmup?: Warmup;
   openMs: number;
   /** CPU time of the measured processes (workers, or servers) per operation, in ms. */
   cpuMsPerOp: number | null;
@@ -167,6 +181,7 @@ function exited(child: ChildProcess, ms: number): Promise<void> {
  */
 export class AgentSet {
   private readonly windows: WindowResult[] = [];
+  private warmup: Warmup | undefined;
   private stopped = false;
 
   private constructor(
@@ -207,15 +222,30 @@ export class AgentSet {
     }
   }
 
+  /** Runs every agent's loop for `durationMs` after `settleMs` unmeasured. */
+  async runWindow(settleMs: number, durationMs: number): Promise<void> {
+    await this.run({ settleMs, durationMs, keep: true });
+  }
+
   /**
-   * Runs every agent's loop for `durationMs` after `settleMs` unmeasured; `keep: false`
-   * for a warm-up whose figures are dropped, which also lasts until every agent has done
-   * `minCycles` cycles.
+   * The warm-up: every agent's loop, unmeasured, for at least `minMs` and until it has done
+   * `minCycles` cycles, but no longer than `maxMs`. Answers what it recorded (`Warmup`).
    */
-  async runWindow(settleMs: number, durationMs: number, keep = true, minCycles = 0): Promise<void> {
+  async warmUp(minMs: number, minCycles: number, maxMs: number): Promise<Warmup> {
+    const { loops, startAt } = await this.run({ settleMs: minMs, durationMs: 0, keep: false, minCycles, maxMs });
+    // Until the last agent's result arrived: the set is warm once every agent is.
+    const seconds = (epochNow() - startAt) / 1000;
+    const cycles = loops.map((l) => l.cycles);
+    this.warmup = { seconds: round(seconds), claimsPerSec: round(total(cycles) / seconds), minCyclesPerAgent: Math.min(...cycles) };
+    return this.warmup;
+  }
+
+  private async run(spec: { settleMs: number; durationMs: number; keep: boolean; minCycles?: number; maxMs?: number }): Promise<{ loops: LoopResult[]; startAt: number }> {
+    const { settleMs, durationMs, keep, minCycles = 0, maxMs } = spec;
     const startAt = epochNow() + 100;
-    const results = this.agents.map((a, i) => nextMessage(a.child, 'result', settleMs + durationMs + 300_000, `agent ${i + 1}`));
-    for (const a of this.agents) a.child.send({ type: 'window', startAt, warmupMs: settleMs, durationMs, minCycles });
+    const until = maxMs === undefined ? undefined : startAt + maxMs;
+    const results = this.agents.map((a, i) => nextMessage(a.child, 'result', settleMs + durationMs + (maxMs ?? 0) + 300_000, `agent ${i + 1}`));
+    for (const a of this.agents) a.child.send({ type: 'window', startAt, warmupMs: settleMs, durationMs, minCycles, until } satisfies AgentCommand);
     const measured = this.agents.map((a) => a.measuredPid);
     const clients = this.config.via === 'mcp' ? this.agents.map((a) => a.child.pid!) : [];
     const cpu = () => ({ measured: measured.map(cpuMsOf), clients: clients.map(cpuMsOf) });
@@ -240,7 +270,8 @@ export class AgentSet {
     }
     // The results can arrive before this process's own end-of-window timer ran (it is busy too).
     atEnd ??= cpu();
-    if (!keep) return;
+    const loops = answers.flatMap((m) => (m.type === 'result' ? [m.result] : []));
+    if (!keep) return { loops, startAt };
     // Not read at the start (the timer never ran): the figures are unknown, not zero.
     const spent = (end: number[], start: number[] | undefined) => end.map((ms, i) => ms - (start?.[i] ?? NaN));
     const cpuMsByProcess = spent(atEnd.measured, atStart?.measured);
@@ -263,6 +294,7 @@ export class AgentSet {
       }
     }
     this.windows.push(window);
+    return { loops, startAt };
   }
 
   /** Claims per second of the last window run. */
@@ -327,6 +359,7 @@ export class AgentSet {
       failures,
       empty: loops.reduce((n, l) => n + l.empty, 0),
       durationMs,
+      ...(this.warmup ? { warmup: this.warmup } : {}),
       openMs: round(Math.max(...this.agents.map((a) => a.openMs))),
       cpuMsPerOp: perOp(cpuMs),
       ...(config.via === 'mcp' ? { clientCpuMsPerOp: perOp(clientCpuMs) } : {}),

@@ -130,6 +130,18 @@ export function cpuTable(runs: readonly RunEntry[]): string {
   return ['CPU ms per operation, several processes:', ...lines].join('\n');
 }
 
+/** Each set's warm-up: how long, and how fast its processes went before V8 had compiled their hot code. */
+export function warmupTable(runs: readonly RunEntry[]): string {
+  const lines = runs
+    .filter((r) => r.warmup)
+    .map((r) => {
+      const w = r.warmup!;
+      const measured = r.claimsPerSec > 0 ? ` (${fmt(w.claimsPerSec / r.claimsPerSec, 2)} of the measured ${fmt(r.claimsPerSec)})` : '';
+      return `${pad(`${k(r.issues)} x${r.procs} ${r.store}/${r.via}`, 24)} ${fmt(w.seconds)} s, ${fmt(w.claimsPerSec)} claims/s${measured}, ${w.minCyclesPerAgent} cycles per agent at least`;
+    });
+  return ['warm-up, before the windows (claims/s while the processes were fresh):', ...lines].join('\n');
+}
+
 /** Store-direct runs: per operation, statements run and where the transaction's time went (means, ms). */
 export function phasesTable(runs: readonly RunEntry[]): string {
   const ops = ['claim', 'heartbeat', 'checkpoint', 'done', 'reopen'];

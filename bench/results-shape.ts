@@ -49,7 +49,10 @@ export interface BenchResults {
   /** The commit measured; `modified` when shared/ or mcp-server/ had uncommitted changes. */
   source: { commit: string; modified: boolean } | null;
   quick: boolean;
+  /** The warm-up before each set's windows: seconds and cycles per agent at least, seconds at most. */
   warmupSec: number;
+  warmupCycles: number;
+  warmupMaxSec: number;
   /** Measured seconds per store and configuration, cut into windows of `windowSec` taken in turn. */
   durationSec: number;
   windowSec: number;

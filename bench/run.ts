@@ -10,7 +10,7 @@ import { measureFloor } from './floor.js';
 import { AgentSet, type SetConfig } from './load-run.js';
 import { PostgresDatasets } from './postgres.js';
 import { modelProbe, readPathProbe, recoveryProbe, spawnProbe } from './probes.js';
-import { addRatios, cpuTable, judgeTargets, opsTable, phasesTable, probesText, runsTable, targetsTable } from './report.js';
+import { addRatios, cpuTable, judgeTargets, opsTable, phasesTable, probesText, runsTable, targetsTable, warmupTable } from './report.js';
 import type { BenchResults, RunEntry } from './results-shape.js';
 import { round } from './stats.js';
 import type { StoreKind } from './stores.js';
@@ -22,8 +22,14 @@ import type { StoreKind } from './stores.js';
  * bench/results/chart.svg. Every process it starts is its own, bounded in count and time.
  */
 
-/** Cycles every agent does before anything is measured: until then sql.js runs unoptimised code. */
-const WARMUP_CYCLES_OF = { full: 150, quick: 100 };
+/**
+ * Cycles every agent does before anything is measured. Until V8 has compiled their hot
+ * code, processes run at half their speed or less; over MCP with eight agents on two
+ * cores that lasts ~600-1,000 cycles per agent, ~20 s (see bench/RESULTS.md).
+ */
+const WARMUP_CYCLES = 1_000;
+/** Nor does a warm-up last longer than this: a store slow to do its cycles (PostgreSQL) is measured after it. */
+const WARMUP_MAX_SEC = 30;
 
 const USAGE = `usage: npm run bench [-- options]
 
@@ -32,7 +38,9 @@ const USAGE = `usage: npm run bench [-- options]
   --procs <n,...>      agent process counts, 1 to 16 (default 1,4,8; quick 1,8)
   --seconds <n>        measured seconds per store and round, 1 to 120 (default 8; quick 6)
   --warmup <n>         unmeasured seconds of work before each store's first window,
-                       0 to 60 (default 2; quick 1), and ${WARMUP_CYCLES_OF.full} cycles (quick ${WARMUP_CYCLES_OF.quick}) at least
+                       0 to 60 (default 2; quick 1) at least
+  --warmup-cycles <n>  and work cycles per agent at least, 0 to 10000 (default
+                       ${WARMUP_CYCLES}), unless that takes more than ${WARMUP_MAX_SEC} s
   --no-mcp             leave out the agents driven over stdio MCP
   --no-probes          leave out spawn, read-path, recovery and model probes
   --help               this text
@@ -49,6 +57,7 @@ function readOptions() {
         procs: { type: 'string' },
         seconds: { type: 'string' },
         warmup: { type: 'string' },
+        'warmup-cycles': { type: 'string' },
         'no-mcp': { type: 'boolean', default: false },
         'no-probes': { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
@@ -72,12 +81,18 @@ function readOptions() {
     if (!(n >= min && n <= max)) usageError(`--${name}: a number from ${min} to ${max}`);
     return n;
   };
+  const whole = (name: string, text: string | undefined, fallback: number, min: number, max: number) => {
+    const n = number(name, text, fallback, min, max);
+    if (!Number.isInteger(n)) usageError(`--${name}: a whole number from ${min} to ${max}`);
+    return n;
+  };
   return {
     quick,
     sizes: list('issues', values.issues, quick ? [10_000] : [1_000, 10_000, 50_000], 100, 200_000),
     procCounts: list('procs', values.procs, quick ? [1, 8] : [1, 4, 8], 1, 16),
     durationSec: number('seconds', values.seconds, quick ? 6 : 8, 1, 120),
     warmupSec: number('warmup', values.warmup, quick ? 1 : 2, 0, 60),
+    warmupCycles: whole('warmup-cycles', values['warmup-cycles'], WARMUP_CYCLES, 0, 10_000),
     mcp: !values['no-mcp'],
     probes: !values['no-probes'],
   };
@@ -89,12 +104,11 @@ function usageError(message: string): never {
 }
 
 const options = readOptions();
-const { quick, sizes, procCounts, durationSec, warmupSec } = options;
+const { quick, sizes, procCounts, durationSec, warmupSec, warmupCycles } = options;
 /** Each store's measured time is cut into windows of this many seconds, interleaved with the other stores'. */
 const WINDOW_SEC = 2;
 /** Unmeasured time at the start of every window, while the agents wake up. */
 const SETTLE_MS = 300;
-const WARMUP_CYCLES = quick ? WARMUP_CYCLES_OF.quick : WARMUP_CYCLES_OF.full;
 const pgUrl = process.env.BATON_BENCH_DATABASE_URL ?? process.env.BATON_TEST_DATABASE_URL;
 
 const benchDir = __dirname;
@@ -134,6 +148,8 @@ async function main(): Promise<void> {
     source: sourceVersion(),
     quick,
     warmupSec,
+    warmupCycles,
+    warmupMaxSec: WARMUP_MAX_SEC,
     durationSec,
     windowSec: WINDOW_SEC,
     elapsedSec: 0,
@@ -160,7 +176,7 @@ async function main(): Promise<void> {
   const total = sizes.length * procCounts.length;
   progress(
     `${total} rounds over ${sizes.map(k).join(', ')} issues with ${procCounts.join(', ')} processes: ${kinds.map(([kind, via]) => `${kind}/${via}`).join(', ')}, ` +
-      `each ${durationSec} s in ${WINDOW_SEC} s windows taken in turn, after a warm-up of ${warmupSec} s and ${WARMUP_CYCLES} cycles per agent; work folder ${work}`,
+      `each ${durationSec} s in ${WINDOW_SEC} s windows taken in turn, after a warm-up of ${warmupSec} s and ${warmupCycles} cycles per agent (${WARMUP_MAX_SEC} s at most); work folder ${work}`,
   );
 
   try {
@@ -200,7 +216,7 @@ async function main(): Promise<void> {
   results.elapsedSec = round((performance.now() - started) / 1000);
   results.targets = judgeTargets(results);
   write(results);
-  process.stdout.write(`\n${runsTable(results.runs as RunEntry[])}\n\n${opsTable(results.runs)}\n\n${cpuTable(results.runs)}\n\n${phasesTable(results.runs)}\n\n${probesText(results)}\n\ntargets:\n${targetsTable(results.targets)}\n`);
+  process.stdout.write(`\n${runsTable(results.runs as RunEntry[])}\n\n${opsTable(results.runs)}\n\n${warmupTable(results.runs)}\n\n${cpuTable(results.runs)}\n\n${phasesTable(results.runs)}\n\n${probesText(results)}\n\ntargets:\n${targetsTable(results.targets)}\n`);
   if (results.errors.length) process.stdout.write(`\nerrors:\n${results.errors.join('\n')}\n`);
   process.stdout.write(`\nwrote bench/results/latest.json and bench/results/chart.svg (${results.elapsedSec} s)\n`);
 }
@@ -234,7 +250,10 @@ async function measureRound(
       progress(`${label}: starting ${procs} ${setName(kind, via)} agent${procs > 1 ? 's' : ''}`);
       sets.push(await AgentSet.start(config));
     }
-    for (const set of sets) await set.runWindow(warmupSec * 1000, 0, false, WARMUP_CYCLES);
+    for (const set of sets) {
+      const w = await set.warmUp(warmupSec * 1000, warmupCycles, WARMUP_MAX_SEC * 1000);
+      progress(`${label} ${setName(set.config.kind, set.config.via)}: warmed up in ${w.seconds} s, ${w.claimsPerSec} claims/s meanwhile, ${w.minCyclesPerAgent} cycles per agent at least`);
+    }
     const windows = Math.max(1, Math.round(durationSec / WINDOW_SEC));
     for (let w = 0; w < windows; w++) {
       const order = sets.map((_, j) => sets[(j + w) % sets.length]);
