@@ -35,8 +35,8 @@ export interface Window {
   durationMs: number;
   /**
    * Keep going past the window until this many cycles are done (warm-up only). A fresh
-   * process runs sql.js on baseline WebAssembly code until V8 has optimised the hot
-   * functions, which takes CPU time, not wall time: with 8 processes on 2 cores, seconds.
+   * process runs partly on V8's baseline code until it has optimised the hot functions,
+   * which takes work, not time: with 8 processes on 2 cores, ~20 s.
    */
   minCycles?: number;
   /** Stop by this epoch time even short of `minCycles` (warm-up only): a slow store must not hold the run up. */
