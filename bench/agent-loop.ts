@@ -34,7 +34,7 @@ export interface Window {
   warmupMs: number;
   durationMs: number;
   /**
-   * Keep going past the window until this many cycles are done (warm-up only). A fresh
+   * Keep going past the window until this many cycles have begun, i.e. claims made (warm-up only). A fresh
    * process runs partly on V8's baseline code until it has optimised the hot functions,
    * which takes work, not time: with 8 processes on 2 cores, ~20 s.
    */
