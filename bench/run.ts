@@ -45,7 +45,9 @@ const USAGE = `usage: npm run bench [-- options]
   --warmup <n>         unmeasured seconds of work before each store's first window,
                        0 to 60 (default 2; quick 1) at least
   --warmup-cycles <n>  and work cycles per agent at least, 0 to 10000 (default
-                       ${WARMUP_CYCLES}), unless that takes more than ${WARMUP_MAX_SEC} s
+                       ${WARMUP_CYCLES}), unless that takes longer than
+  --warmup-max <n>     seconds, from --warmup's to 600 (default ${WARMUP_MAX_SEC}); raise it
+                       where slow cores leave the agents short of their cycles
   --no-mcp             leave out the agents driven over stdio MCP
   --no-probes          leave out spawn, read-path, recovery and model probes
   --help               this text
@@ -63,6 +65,7 @@ function readOptions() {
         seconds: { type: 'string' },
         warmup: { type: 'string' },
         'warmup-cycles': { type: 'string' },
+        'warmup-max': { type: 'string' },
         'no-mcp': { type: 'boolean', default: false },
         'no-probes': { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
@@ -91,13 +94,15 @@ function readOptions() {
     if (!Number.isInteger(n)) usageError(`--${name}: a whole number from ${min} to ${max}`);
     return n;
   };
+  const warmupSec = number('warmup', values.warmup, quick ? 1 : 2, 0, 60);
   return {
     quick,
     sizes: list('issues', values.issues, quick ? [10_000] : [1_000, 10_000, 50_000], 100, 200_000),
     procCounts: list('procs', values.procs, quick ? [1, 8] : [1, 4, 8], 1, 16),
     durationSec: number('seconds', values.seconds, 6, 1, 120),
-    warmupSec: number('warmup', values.warmup, quick ? 1 : 2, 0, 60),
+    warmupSec,
     warmupCycles: whole('warmup-cycles', values['warmup-cycles'], WARMUP_CYCLES, 0, 10_000),
+    warmupMaxSec: number('warmup-max', values['warmup-max'], Math.max(WARMUP_MAX_SEC, warmupSec), warmupSec, 600),
     mcp: !values['no-mcp'],
     probes: !values['no-probes'],
   };
@@ -109,7 +114,7 @@ function usageError(message: string): never {
 }
 
 const options = readOptions();
-const { quick, sizes, procCounts, durationSec, warmupSec, warmupCycles } = options;
+const { quick, sizes, procCounts, durationSec, warmupSec, warmupCycles, warmupMaxSec } = options;
 /** Each store's measured time is cut into windows of this many seconds, interleaved with the other stores'. */
 const WINDOW_SEC = 2;
 /** Unmeasured time at the start of every window, while the agents wake up. */
@@ -154,7 +159,7 @@ async function main(): Promise<void> {
     quick,
     warmupSec,
     warmupCycles,
-    warmupMaxSec: WARMUP_MAX_SEC,
+    warmupMaxSec,
     durationSec,
     windowSec: WINDOW_SEC,
     elapsedSec: 0,
@@ -181,7 +186,7 @@ async function main(): Promise<void> {
   const total = sizes.length * procCounts.length;
   progress(
     `${total} rounds over ${sizes.map(k).join(', ')} issues with ${procCounts.join(', ')} processes: ${kinds.map(([kind, via]) => `${kind}/${via}`).join(', ')}, ` +
-      `each ${durationSec} s in ${WINDOW_SEC} s windows taken in turn, after a warm-up of ${warmupSec} s and ${warmupCycles} cycles per agent (${WARMUP_MAX_SEC} s at most); work folder ${work}`,
+      `each ${durationSec} s in ${WINDOW_SEC} s windows taken in turn, after a warm-up of ${warmupSec} s and ${warmupCycles} cycles per agent (${warmupMaxSec} s at most); work folder ${work}`,
   );
 
   try {
@@ -256,7 +261,7 @@ async function measureRound(
       sets.push(await AgentSet.start(config));
     }
     for (const set of sets) {
-      const w = await set.warmUp(warmupSec * 1000, warmupCycles, WARMUP_MAX_SEC * 1000);
+      const w = await set.warmUp(warmupSec * 1000, warmupCycles, warmupMaxSec * 1000);
       progress(`${label} ${setName(set.config.kind, set.config.via)}: warmed up in ${w.seconds} s, ${w.claimsPerSec} claims/s meanwhile, ${w.minCyclesPerAgent} cycles per agent at least`);
     }
     const windows = Math.max(1, Math.round(durationSec / WINDOW_SEC));
