@@ -1,9 +1,10 @@
 // Starting and stopping a real VS Code (the server inside code-server) and headless
 // Chromium for the extension's tests. See /work/shared/VSCODE-TESTING.md.
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
@@ -36,9 +37,33 @@ export function freePort() {
   });
 }
 
-/** Starts a process whose output goes to `log` lines prefixed with `name`. */
+/** Process groups started here and not yet stopped, killed if this run is interrupted. */
+const groups = new Set();
+const killGroups = (signal) => {
+  for (const pgid of groups) {
+    try {
+      process.kill(-pgid, signal);
+    } catch {
+      // already gone
+    }
+  }
+};
+process.once('exit', () => killGroups('SIGKILL'));
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    killGroups('SIGKILL');
+    process.exit(130);
+  });
+}
+
+/**
+ * Starts a process in a group of its own, whose output goes to a tail kept for errors.
+ * Its own group, because a VS Code server leaves its extension host and language servers
+ * running after it exits; they would go on writing into the run's directory.
+ */
 export function startProcess(name, command, args, { env = {}, cwd, quiet = true } = {}) {
-  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  groups.add(child.pid);
   let tail = '';
   const keep = (chunk) => {
     tail = (tail + chunk.toString()).slice(-8000);
@@ -50,14 +75,45 @@ export function startProcess(name, command, args, { env = {}, cwd, quiet = true 
   return child;
 }
 
-/** Stops a process and waits for it, killing it if it lingers. */
+/** Pids of the live (not zombie) members of process group `pgid`. */
+function groupMembers(pgid) {
+  const live = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // exited while listed
+    }
+    // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses.
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(pgrp) === pgid && state !== 'Z') live.push(Number(entry));
+  }
+  return live;
+}
+
+/** Stops a process and every process it started, killing them if they linger past `ms`. */
 export async function stopProcess(child, ms = 5000) {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), ms);
-  await exited;
-  clearTimeout(timer);
+  if (!child) return;
+  const pgid = child.pid;
+  const signal = (name) => {
+    try {
+      process.kill(-pgid, name);
+    } catch {
+      // the group is empty
+    }
+  };
+  const gone = async () => {
+    for (const until = Date.now() + ms; Date.now() < until; await sleep(50)) if (groupMembers(pgid).length === 0) return true;
+    return false;
+  };
+  signal('SIGTERM');
+  if (!(await gone())) {
+    signal('SIGKILL');
+    if (!(await gone())) throw new Error(`processes ${groupMembers(pgid).join(', ')} outlived SIGKILL`);
+  }
+  groups.delete(pgid);
 }
 
 /** Resolves when `url` answers 200, or rejects after `ms`. */
