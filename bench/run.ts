@@ -31,8 +31,9 @@ const WARMUP_CYCLES = 1_000;
 /**
  * Nor does a warm-up last longer than this: a store slow to do its cycles (PostgreSQL, or
  * any store on a slow machine) is measured after it. Thirty-six warm-ups make a full run,
- * and at 30 s they took 10 of its 19 minutes on two slow cores; 12 s still gives eight
- * agents over MCP on the faster cores ~700 cycles each, past the ~600 where they level.
+ * and at 30 s they took 10 of its 19 minutes on two slow cores. Eight agents over MCP on
+ * faster cores did their 1,000 cycles in 17 s, so 12 s leaves them near the ~600 where
+ * they level; on the slow ones they get ~180, and `--warmup-max` gives them longer.
  */
 const WARMUP_MAX_SEC = 12;
 
