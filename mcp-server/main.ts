@@ -72,7 +72,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     sweepMs: sweepMs.value,
     log,
   });
-  const server = createServer({ core: session.core, touched: untrackedLeaseWarning(config.value.leaseSeconds, log) });
+  const { server, connect } = createServer({ core: session.core, touched: untrackedLeaseWarning(config.value.leaseSeconds, log) });
   // Open the store once the agent is known, so the sweep runs even before the first call,
   // but only after the handshake has settled: loading a large database blocks the process
   // for tens of milliseconds, and a client asks for the tool list right after `initialized`.
@@ -117,6 +117,6 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   stdin.once('end', () => void stop());
   stdin.once('close', () => void stop());
 
-  await server.connect(transport);
+  await connect(transport);
   return { stopped, stop };
 }

@@ -27,9 +27,12 @@ export interface BatonTool<I extends z.ZodObject, T extends object> {
   leases?(value: T): readonly Lease[];
 }
 
-/** What tools/list shows of a tool (tool-listing.ts), with what the SDK registered it as. */
+/**
+ * A registered tool: what tools/list shows of it (tool-listing.ts), with what the SDK
+ * registered it as, and its handler, which tool-calls.ts calls directly.
+ */
 export type ListedTool = Pick<BatonTool<z.ZodObject, object>, 'name' | 'description' | 'input' | 'output' | 'annotations'> &
-  Pick<RegisteredTool, 'execution'>;
+  Pick<RegisteredTool, 'execution'> & { call(args: unknown): Promise<CallToolResult> };
 
 /**
  * Accepts any arguments: Baton validates them itself, since McpServer answers a failed
@@ -38,12 +41,16 @@ export type ListedTool = Pick<BatonTool<z.ZodObject, object>, 'name' | 'descript
  */
 const ANY_ARGUMENTS = z.looseObject({});
 
-/** Registers a tool with the SDK, which dispatches its calls and checks its answers; returns it for tools/list. */
+/**
+ * Registers a tool with the SDK, which lists it and answers the calls tool-calls.ts leaves
+ * to it; returns it for tools/list and for tool-calls.ts.
+ */
 export function registerBatonTool<I extends z.ZodObject, T extends object>(
   server: McpServer,
   deps: ServerDeps,
   tool: BatonTool<I, T>,
 ): ListedTool {
+  const call = (args: unknown): Promise<CallToolResult> => handle(deps, tool, args);
   const registered = server.registerTool(
     tool.name,
     {
@@ -52,9 +59,9 @@ export function registerBatonTool<I extends z.ZodObject, T extends object>(
       outputSchema: tool.output,
       annotations: tool.annotations,
     },
-    (args): Promise<CallToolResult> => handle(deps, tool, args),
+    call,
   );
-  return { ...tool, execution: registered.execution };
+  return { ...tool, execution: registered.execution, call };
 }
 
 async function handle<I extends z.ZodObject, T extends object>(

@@ -17,13 +17,16 @@ export interface InProcessServer {
  */
 export async function inProcessServer(core: Baton | (() => Promise<Baton>), clientName = 'test-agent'): Promise<InProcessServer> {
   const touched: Lease[] = [];
-  const server = createServer({
+  const { server, connect } = createServer({
     core: typeof core === 'function' ? core : async () => core,
     touched: (leases) => touched.push(...leases),
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: clientName, version: '1.0.0' });
-  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+  await Promise.all([connect(serverSide), client.connect(clientSide)]);
+  // Once it has the listing, the client checks every answer's structuredContent against
+  // the tool's outputSchema as published, as an agent's client would.
+  await client.listTools();
   return {
     client,
     touched,
