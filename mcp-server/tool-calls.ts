@@ -12,9 +12,8 @@ import type { ListedTool } from './tool.js';
  * promise chain with an abort controller per request. A Baton tool needs none of it: it
  * checks its own input and builds its answer to its output schema, which the tests check
  * with the SDK's client against the schema as tools/list publishes it. With eight agents
- * at 10k issues (quick benchmark runs, three rounds taking turns with the SDK's way) the
- * servers' CPU per operation went from 1.68–2.08 ms to 0.95–1.23 and the throughput
- * from 0.30–0.35× the reference to 0.43–0.59×.
+ * at 10k issues (quick benchmark runs, two rounds taking turns with the SDK's way) the
+ * servers spent 1.35–1.40 ms of CPU per operation instead of 1.47–1.54.
  *
  * What the SDK does with a call is kept: a tool that throws answers `isError` with the
  * message, and a call cancelled by the client (`notifications/cancelled`) gets no answer.
