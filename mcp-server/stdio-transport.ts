@@ -1,11 +1,13 @@
 import process from 'node:process';
 import type { Readable, Writable } from 'node:stream';
-import { deserializeMessage, serializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { serializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { batonError } from '../shared/errors.js';
+import { isJsonObject } from '../shared/validate.js';
 import { MessageHead } from './message-head.js';
+import { readMessage } from './read-message.js';
 import { invalidInput, refusal } from './respond.js';
 
 /** The longest message read, as with the SDK's own stdio transport; no valid call comes near it. */
@@ -106,15 +108,17 @@ export class StdioLineTransport implements Transport {
     if (line.trim() === '') return;
     let message: JSONRPCMessage;
     try {
-      message = deserializeMessage(line);
+      message = readMessage(line);
     } catch (error) {
       this.onerror?.(error as Error);
       return;
     }
     if ('method' in message && message.method === 'tools/call' && 'id' in message) {
-      const args = toolArguments.safeParse(message.params?.arguments);
-      if (!args.success) {
-        void this.send({ jsonrpc: '2.0', id: message.id, result: invalidInput(args.error) });
+      // An object passes as it is; zod is asked only to say what is wrong with anything else.
+      const args = message.params?.arguments;
+      const checked = args === undefined || isJsonObject(args) ? undefined : toolArguments.safeParse(args);
+      if (checked && !checked.success) {
+        void this.send({ jsonrpc: '2.0', id: message.id, result: invalidInput(checked.error) });
         return;
       }
     }

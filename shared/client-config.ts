@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { isJsonObject } from './validate.js';
 
 /** How an MCP client starts Baton's server. */
 export interface ServerCommand {
@@ -113,7 +114,7 @@ function planFile(path: string, format: Format, server: ServerCommand): { path: 
   const config = existsSync(path) ? parseConfig(path, readFileSync(path, 'utf8')) : {};
   const entry = format.entry(server);
   const servers = config[format.key];
-  if (servers !== undefined && !isObject(servers)) {
+  if (servers !== undefined && !isJsonObject(servers)) {
     throw new ClientConfigError(path, `"${format.key}" must be an object; Baton will not replace it.`);
   }
   const current = servers?.[SERVER_NAME];
@@ -142,10 +143,10 @@ function checkWritable(path: string): void {
  * (`BATON_AGENT`, a lease length) or a `cwd`.
  */
 function mergeEntry(path: string, current: unknown, entry: Record<string, unknown>): Record<string, unknown> {
-  if (!isObject(current)) return entry;
+  if (!isJsonObject(current)) return entry;
   const merged = { ...current, ...entry };
   if (entry.env !== undefined && current.env !== undefined) {
-    if (!isObject(current.env)) throw new ClientConfigError(path, `"${SERVER_NAME}.env" must be an object; Baton will not replace it.`);
+    if (!isJsonObject(current.env)) throw new ClientConfigError(path, `"${SERVER_NAME}.env" must be an object; Baton will not replace it.`);
     merged.env = { ...current.env, ...(entry.env as Record<string, unknown>) };
   }
   return merged;
@@ -166,7 +167,7 @@ function parseConfig(path: string, text: string): Record<string, unknown> {
     }
     throw new ClientConfigError(path, `is not valid JSON (${(error as Error).message}). Fix it, then try again.`);
   }
-  if (!isObject(parsed)) throw new ClientConfigError(path, 'must hold a JSON object.');
+  if (!isJsonObject(parsed)) throw new ClientConfigError(path, 'must hold a JSON object.');
   const lossy = lossyNumber(text);
   if (lossy !== null) {
     throw new ClientConfigError(
@@ -200,10 +201,6 @@ function exactValue(decimal: string): string {
   if (digits === '') return '0';
   const significant = digits.replace(/0+$/, '');
   return `${sign}${significant}e${Number(exponent) - fraction.length + (digits.length - significant.length)}`;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Removes `//` and `/* *\/` comments outside strings. */

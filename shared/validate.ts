@@ -70,6 +70,11 @@ export class Checks {
   }
 }
 
+/** Whether `value` is a JSON object: not null, not an array. */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /** How deep a JSON value nests (a scalar is 0), found without recursion so any depth is safe to ask about. */
 export function jsonDepth(value: unknown): number {
   let deepest = 0;
@@ -91,7 +96,7 @@ export function jsonDepth(value: unknown): number {
  * overflow the stack of the process checking it.
  */
 export function stateProblem(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'must be a JSON object';
+  if (!isJsonObject(value)) return 'must be a JSON object';
   const depth = jsonDepth(value);
   if (depth > LIMITS.stateDepth) return `nested at most ${LIMITS.stateDepth} levels deep (got ${depth})`;
   let size: number;

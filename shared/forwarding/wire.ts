@@ -69,7 +69,7 @@ export type WriteAnswer = { seq: number; result: Result<unknown>; tokens: TokenC
 /** How long the record of a forwarded write, and its answer, are kept when its caller never confirms it. */
 export const FORWARDED_KEPT_MS = 10 * 60_000;
 
-/** What a request id is: 16 random bytes in hex. */
+/** What a request id is: 32 hex digits (a random UUID without its dashes). */
 export const REQUEST_ID = /^[0-9a-f]{32}$/;
 
 /** A malformed line gets no answer: the connection is closed, and its caller runs its writes itself. */
