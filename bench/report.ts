@@ -185,6 +185,10 @@ export function probesText(results: BenchResults): string {
   if (results.model) lines.push(`extension model sees another process's claim (${k(results.model.issues)}, ${results.model.how}): ${s(results.model.seenMs)}; its reload takes ${s(results.model.loadMs)}`);
   const f = results.floor;
   lines.push(`disk floor: append+fdatasync p50 ${fmt(f.start.fdatasyncMs)} ms (p99 ${fmt(f.start.fdatasyncP99Ms)}), create+unlink p50 ${fmt(f.start.createUnlinkMs)} ms (p99 ${fmt(f.start.createUnlinkP99Ms)})${f.end ? `; at the end ${fmt(f.end.fdatasyncMs)} / ${fmt(f.end.createUnlinkMs)} ms` : ''}`);
+  if (f.wake) {
+    const { hotCpuMs, sleptCpuMs, sleptMs } = f.wake;
+    lines.push(`process wake floor: a round trip between two processes doing nothing else costs ${fmt(hotCpuMs)} ms of CPU hot, ${fmt(sleptCpuMs)} ms when the asking one sleeps ${sleptMs} ms for the answer (${fmt(sleptCpuMs / hotCpuMs)}x)`);
+  }
   lines.push(`load average: ${fmt(results.machine.loadAvgAtStart)} at the start, ${fmt(results.machine.loadAvgAtEnd)} at the end (${results.machine.cores} cores)`);
   return lines.join('\n');
 }

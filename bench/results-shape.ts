@@ -1,4 +1,4 @@
-import type { FloorFigures } from './floor.js';
+import type { FloorFigures, WakeFigures } from './floor.js';
 import type { LoadResult } from './load-run.js';
 import type { Summary } from './stats.js';
 
@@ -58,8 +58,11 @@ export interface BenchResults {
   windowSec: number;
   elapsedSec: number;
   generation: { store: string; issues: number; ms: number; bytes?: number }[];
-  /** The disk's own cost in this round (see floor.ts), at the start and the end. */
-  floor: { start: FloorFigures; end?: FloorFigures };
+  /**
+   * The disk's own cost in this round (see floor.ts), at the start and the end; and at the
+   * start, what a round trip between two idle processes costs hot and after a sleep.
+   */
+  floor: { start: FloorFigures; end?: FloorFigures; wake?: WakeFigures | null };
   postgres?: { fsync: string; synchronousCommit: string; version: string } | null;
   runs: RunEntry[];
   /** Median time from spawning `baton serve` until tools/list is answered (10k issues). */

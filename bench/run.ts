@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { POLL_MS } from '../extension/constants.js';
 import { renderChart } from './chart.js';
 import { buildDataset, copyForRun, type Dataset } from './dataset.js';
-import { measureFloor } from './floor.js';
+import { measureFloor, measureWake } from './floor.js';
 import { AgentSet, type SetConfig } from './load-run.js';
 import { PostgresDatasets } from './postgres.js';
 import { modelProbe, readPathProbe, recoveryProbe, spawnProbe } from './probes.js';
@@ -165,7 +165,7 @@ async function main(): Promise<void> {
     windowSec: WINDOW_SEC,
     elapsedSec: 0,
     generation: [],
-    floor: { start: measureFloor(work) },
+    floor: { start: measureFloor(work), wake: await measureWake() },
     postgres: null,
     runs: [],
     spawnToToolsListMs: null,
