@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { closeSync, fdatasyncSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { round, summarize } from './stats.js';
+import { processOnCpuMs, round, summarize } from './stats.js';
 
 /*
  * What the machine itself costs right now, under every figure of the run: the disk, and
@@ -74,7 +74,7 @@ const ECHO = `const d = Number(process.argv[1]); process.stdin.on('data', (c) =>
  * pays, whatever the processes then do.
  */
 export async function measureWake(sleptMs = 7): Promise<WakeFigures | null> {
-  if (onCpuMs(process.pid) === null) return null;
+  if (processOnCpuMs(process.pid) === null) return null;
   const hot = await roundTripCpu(0, 2000);
   const slept = await roundTripCpu(sleptMs, 150);
   return { hotCpuMs: round(hot), sleptCpuMs: round(slept), sleptMs };
@@ -90,7 +90,7 @@ async function roundTripCpu(sleepMs: number, trips: number): Promise<number> {
   try {
     await new Promise<void>((resolve, reject) => {
       echo.once('error', reject);
-      echo.once('exit', () => reject(new Error('the echo process exited')));
+      echo.once('exit', () => reject(new Error('the echo process exited before its trips were done')));
       echo.stdout.on('data', () => {
         answered++;
         if (answered === skipped) start = bothOnCpu(echo.pid!);
@@ -106,14 +106,5 @@ async function roundTripCpu(sleepMs: number, trips: number): Promise<number> {
 }
 
 function bothOnCpu(echoPid: number): number {
-  return (onCpuMs(process.pid) ?? NaN) + (onCpuMs(echoPid) ?? NaN);
-}
-
-/** Time a process's main thread has spent on a CPU, in ms (Linux, to the nanosecond); null elsewhere. */
-function onCpuMs(pid: number): number | null {
-  try {
-    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
-  } catch {
-    return null;
-  }
+  return (processOnCpuMs(process.pid) ?? NaN) + (processOnCpuMs(echoPid) ?? NaN);
 }
