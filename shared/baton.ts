@@ -59,6 +59,11 @@ export class Baton {
     this.tokens = deps.tokens ?? new SessionTokens();
   }
 
+  /** HEAD, branch and changed paths of the caller's worktree, as a checkpoint records them; null outside git. */
+  worktreeState(): Promise<T.GitState | null> {
+    return this.caller.worktree ? this.git(this.caller.worktree) : Promise.resolve(null);
+  }
+
   get leaseSeconds(): number {
     return this.config.leaseSeconds;
   }
@@ -173,7 +178,7 @@ export class Baton {
     const valid = check().key('key', input.key).token('claimToken', input.claimToken, true).text('note', input.note, LIMITS.note, true).state('state', input.state).done();
     if (!valid.ok) return valid;
     // Read before the transaction: git is slow next to the store, and the lease is checked inside.
-    const git = this.caller.worktree ? await this.git(this.caller.worktree) : null;
+    const git = await this.worktreeState();
     return this.withLease(input, async (tx, issue, lease) => {
       const state = input.state === undefined ? null : JSON.stringify(input.state);
       const gitText = git === null ? null : JSON.stringify(git);

@@ -4,7 +4,7 @@ import type { Result } from '../result.js';
 import type { SessionTokens } from '../rules/leases.js';
 import type { Store } from '../store/store.js';
 import { runTagged } from './tagged-write.js';
-import { isWriteOperation, type WriteAnswer, type WriteOperation, type WriteRequest } from './wire.js';
+import { isWriteOperation, RECORDS_WORKTREE, type WriteAnswer, type WriteOperation, type WriteRequest } from './wire.js';
 import type { WriteRoute } from './write-route.js';
 import { WriterLostError } from './writer-link.js';
 
@@ -28,6 +28,7 @@ export function forwardWrites(baton: Baton, deps: { tokens: SessionTokens; store
     const tag = { id: randomUUID().replaceAll('-', ''), key, confirmed };
     confirmed = [];
     const request: Omit<WriteRequest, 'seq'> = { op, args, caller: baton.caller, config: baton.config, tokens: tokens.entries(), tag };
+    if (RECORDS_WORKTREE.has(op)) request.git = await baton.worktreeState();
     let answer: WriteAnswer | undefined;
     try {
       answer = await link.call(request).catch((error: unknown) => {

@@ -23,7 +23,14 @@ export async function runTagged(store: Store, request: WriteRequest): Promise<Wr
   const changes: TokenChange[] = [];
   const tokens = new SessionTokens(request.tokens, changes);
   const outcome = { recorded: false };
-  const baton = new Baton({ store: taggedStore(store, request.tag, tokens, changes, outcome), caller: request.caller, config: request.config, tokens });
+  const { git } = request;
+  const baton = new Baton({
+    store: taggedStore(store, request.tag, tokens, changes, outcome),
+    caller: request.caller,
+    config: request.config,
+    tokens,
+    git: git === undefined ? undefined : async () => git,
+  });
   const operation = baton[request.op] as (...args: unknown[]) => Promise<Result<unknown>>;
   const result = await operation.apply(baton, request.args);
   return { seq: request.seq, result, tokens: changes, recorded: outcome.recorded };

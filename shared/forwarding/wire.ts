@@ -2,7 +2,7 @@ import type { Baton } from '../baton.js';
 import type { BatonConfig } from '../config.js';
 import type { Result } from '../result.js';
 import type { TokenChange } from '../rules/leases.js';
-import type { Caller } from '../types.js';
+import type { Caller, GitState } from '../types.js';
 
 /** The operations of `Baton` that write: a server that does not write itself forwards them. */
 export const WRITE_OPERATIONS = [
@@ -27,6 +27,14 @@ export const WRITE_OPERATIONS = [
 ] as const satisfies readonly (keyof Baton)[];
 
 export type WriteOperation = (typeof WRITE_OPERATIONS)[number];
+
+/**
+ * The operations that record the caller's worktree (HEAD, branch, changed paths). Its own
+ * server reads it and sends it with the request: the writer runs every server's writes
+ * one after another, and a `git status` there (several milliseconds of its CPU to spawn
+ * alone) would hold all of them up.
+ */
+export const RECORDS_WORKTREE: ReadonlySet<WriteOperation> = new Set(['checkpoint']);
 
 const WRITES: ReadonlySet<string> = new Set(WRITE_OPERATIONS);
 
@@ -57,6 +65,8 @@ export interface WriteRequest {
   /** The session's plain tokens, which some operations read. */
   tokens: [string, string][];
   tag: RequestTag;
+  /** The caller's worktree, for the operations in `RECORDS_WORKTREE`; absent, the writer reads it. */
+  git?: GitState | null;
 }
 
 /**
@@ -82,8 +92,16 @@ export function parseRequest(line: string): WriteRequest | undefined {
     const { tag } = value;
     if (typeof tag?.id !== 'string' || !REQUEST_ID.test(tag.id) || typeof tag.key !== 'string' || !Array.isArray(tag.confirmed)) return undefined;
     if (!tag.confirmed.every((id) => typeof id === 'string' && REQUEST_ID.test(id))) return undefined;
+    if (value.git !== undefined && value.git !== null && !isGitState(value.git)) return undefined;
     return value as WriteRequest;
   } catch {
     return undefined;
   }
+}
+
+function isGitState(value: unknown): value is GitState {
+  if (typeof value !== 'object' || value === null) return false;
+  const { head, branch, dirty } = value as Record<string, unknown>;
+  const paths = Array.isArray(dirty) && dirty.every((path) => typeof path === 'string');
+  return typeof head === 'string' && (branch === null || typeof branch === 'string') && paths;
 }

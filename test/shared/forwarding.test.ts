@@ -2,12 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Baton } from '../../shared/baton.js';
+import { Baton, type BatonDeps } from '../../shared/baton.js';
 import { DEFAULTS } from '../../shared/config.js';
 import { AnswerJournal } from '../../shared/forwarding/answer-journal.js';
 import { forwardWrites } from '../../shared/forwarding/forward-writes.js';
 import { runTagged } from '../../shared/forwarding/tagged-write.js';
-import type { WriteRequest } from '../../shared/forwarding/wire.js';
+import { parseRequest, type WriteRequest } from '../../shared/forwarding/wire.js';
 import { type RouteOptions, WriteRoute } from '../../shared/forwarding/write-route.js';
 import { SessionTokens } from '../../shared/rules/leases.js';
 import type { Store } from '../../shared/store/store.js';
@@ -22,14 +22,14 @@ afterEach(async () => {
 });
 
 /** One server of the database, as `openBaton({ forward: true })` makes it, on a store of its own. */
-async function server(agent: string, options: { store?: (real: Store) => Store } & RouteOptions = {}) {
+async function server(agent: string, options: { store?: (real: Store) => Store; worktree?: string; git?: BatonDeps['git'] } & RouteOptions = {}) {
   const real = await scratch.open();
   const store = options.store ? options.store(real) : real;
   const route = new WriteRoute(WriteRoute.socketFor(scratch.path), store, options);
   routes.push(route);
   const tokens = new SessionTokens();
-  const caller = { agent, session: `${agent}-session`, renewer: null, worktree: null };
-  const local = new Baton({ store, caller, config: DEFAULTS, tokens });
+  const caller = { agent, session: `${agent}-session`, renewer: null, worktree: options.worktree ?? null };
+  const local = new Baton({ store, caller, config: DEFAULTS, tokens, git: options.git });
   return { baton: forwardWrites(local, { tokens, store, route }), route, store: real };
 }
 
@@ -132,6 +132,23 @@ describe('forwarded writes', () => {
     expect(AnswerJournal.of(answers).size).toBe(1);
   });
 
+  it("record the worktree as the caller's own server read it: the writer runs no git for others", async () => {
+    const writer = await server('alice');
+    value(await writer.baton.createIssue({ title: 'first' }));
+    const read: string[] = [];
+    const state = { head: 'c0ffee', branch: 'bat-1-first', dirty: ['src/a.ts'] };
+    // A path the writer could not read: had it run git itself, the checkpoint would record none.
+    const other = await server('bob', { worktree: join(scratch.path, 'no-such-worktree'), git: async (worktree) => (read.push(worktree), state) });
+    const claimed = value(await other.baton.claimIssue({ key: 'BAT-1' }));
+    expect(other.route.writing).toBe(false);
+    const saved = value(await other.baton.checkpoint({ key: 'BAT-1', claimToken: claimed.lease.claimToken!, note: 'half way' }));
+    expect(saved.checkpoint.git).toEqual(state);
+    expect(read).toEqual([join(scratch.path, 'no-such-worktree')]);
+    // Only the operations that record it pay for reading it.
+    value(await other.baton.heartbeat({ key: 'BAT-1', claimToken: claimed.lease.claimToken! }));
+    expect(read).toHaveLength(1);
+  });
+
   it('refusals travel back as they are', async () => {
     await server('alice');
     const other = await server('bob');
@@ -219,5 +236,37 @@ describe('a tagged write', () => {
     expect('result' in first && first.result.ok).toBe(true);
     expect(await countRows(store, 'leases')).toBe(1);
     expect(await countRows(store, 'tokens')).toBe(1);
+  });
+});
+
+describe('a request line', () => {
+  const line = (extra: object) =>
+    JSON.stringify({
+      seq: 1,
+      op: 'checkpoint',
+      args: [{ key: 'BAT-1', claimToken: 'bt_x', note: 'n' }],
+      caller: { agent: 'bob', session: 'bob-session', renewer: null, worktree: '/w' },
+      config: DEFAULTS,
+      tokens: [],
+      tag: { id: 'b'.repeat(32), key: Buffer.alloc(32, 7).toString('base64'), confirmed: [] },
+      ...extra,
+    });
+
+  it("takes the caller's worktree when it is one git could have told, or none", () => {
+    const git = { head: 'c0ffee', branch: null, dirty: [] };
+    expect(parseRequest(line({ git }))?.git).toEqual(git);
+    expect(parseRequest(line({ git: null }))?.git).toBeNull();
+    expect(parseRequest(line({}))?.git).toBeUndefined();
+  });
+
+  it('refuses a worktree of any other shape', () => {
+    const shapes = [
+      'c0ffee',
+      { head: 1, branch: null, dirty: [] },
+      { head: 'c0ffee', branch: 2, dirty: [] },
+      { head: 'c0ffee', branch: null, dirty: [3] },
+      { head: 'c0ffee', branch: null },
+    ];
+    for (const git of shapes) expect(parseRequest(line({ git }))).toBeUndefined();
   });
 });
