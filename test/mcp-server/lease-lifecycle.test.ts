@@ -98,6 +98,20 @@ describe('renewing', () => {
       git: { head: repo.git(['rev-parse', 'HEAD'], repo.worktrees[0]), branch: 'wt-b', dirty: ['notes.txt'] },
     });
   });
+
+  it("records its own worktree's git state when another server, in another worktree, writes for it", async () => {
+    const alice = await serve('alice');
+    // alice's first write makes her server the one writing for the others.
+    await ok(alice, 'create_issue', { title: 'One' });
+    // Her worktree differs from bob's, so whose git state was read shows.
+    repo.write('scratch.txt', 'alice\n');
+    const bob = await serve('bob', { cwd: repo.worktrees[0] });
+    const claim = await ok(bob, 'next_issue');
+    repo.write('notes.txt', 'draft\n', repo.worktrees[0]);
+    await sleep(20);
+    const saved = await ok(bob, 'checkpoint', { key: 'BAT-1', claimToken: claim.lease.claimToken, note: 'parser done' });
+    expect(saved.checkpoint.git).toEqual({ head: repo.git(['rev-parse', 'HEAD'], repo.worktrees[0]), branch: 'wt-b', dirty: ['notes.txt'] });
+  });
 });
 
 describe('expiry and reclaim', () => {
