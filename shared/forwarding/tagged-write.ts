@@ -23,6 +23,7 @@ export async function runTagged(store: Store, request: WriteRequest): Promise<Wr
   const changes: TokenChange[] = [];
   const tokens = new SessionTokens(request.tokens, changes);
   const outcome = { recorded: false };
+  // The caller's server read its worktree (forward-writes.ts); one that did not leaves it to this one.
   const { git } = request;
   const baton = new Baton({
     store: taggedStore(store, request.tag, tokens, changes, outcome),
