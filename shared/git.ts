@@ -5,14 +5,22 @@ import type { GitState } from './types.js';
 const run = promisify(execFile);
 
 /**
- * HEAD, branch and changed paths of a worktree, read with one `git status` call, or null
- * when it cannot be read (no commits yet, git missing). Recorded on every checkpoint.
+ * How long a checkpoint waits for `git status` (a huge worktree, a hung file system)
+ * before it records no git state rather than keep its agent waiting.
  */
-export async function readGitState(worktree: string): Promise<GitState | null> {
+export const GIT_STATUS_TIMEOUT_MS = 10_000;
+
+/**
+ * HEAD, branch and changed paths of a worktree, read with one `git status` call, or null
+ * when it cannot be read (no commits yet, git missing, too slow). Recorded on every checkpoint.
+ */
+export async function readGitState(worktree: string, timeoutMs = GIT_STATUS_TIMEOUT_MS): Promise<GitState | null> {
   try {
     const { stdout } = await run('git', ['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all'], {
       cwd: worktree,
       maxBuffer: 16 * 1024 * 1024,
+      timeout: timeoutMs,
+      killSignal: 'SIGKILL',
     });
     return parseStatus(stdout);
   } catch {

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, symlinkSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveLocation } from '../../shared/location.js';
-import { parseStatus } from '../../shared/git.js';
+import { parseStatus, readGitState } from '../../shared/git.js';
 import { testDir } from '../helpers/test-dir.js';
 
 function git(cwd: string, ...args: string[]) {
@@ -100,5 +100,20 @@ describe('git state of a checkpoint', () => {
   it('gives null branch on a detached head and null before the first commit', () => {
     expect(parseStatus('# branch.oid abc\0# branch.head (detached)\0')).toEqual({ head: 'abc', branch: null, dirty: [] });
     expect(parseStatus('# branch.oid (initial)\0# branch.head main\0')).toBeNull();
+  });
+
+  it.skipIf(process.platform === 'win32')('gives up on a git status that does not answer, and records none', async () => {
+    const repo = makeRepo('slow-git-repo');
+    const bin = testDir('slow-git');
+    writeFileSync(join(bin, 'git'), '#!/bin/sh\nexec sleep 30\n', { mode: 0o755 });
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path}`;
+    try {
+      const started = performance.now();
+      expect(await readGitState(repo, 300)).toBeNull();
+      expect(performance.now() - started).toBeLessThan(10_000);
+    } finally {
+      process.env.PATH = path;
+    }
   });
 });
