@@ -11,7 +11,7 @@ import { openFileStore } from '../../shared/store/file/index.js';
 import type { Store } from '../../shared/store/store.js';
 import { refusal, value } from '../helpers/core.js';
 import { makeRepo } from '../helpers/git.js';
-import { spawnServer } from '../helpers/spawnServer.js';
+import { type SpawnedServer, spawnServer } from '../helpers/spawnServer.js';
 import { bundleFixture, startChild } from '../shared/store/fixtures/child-process.js';
 import { inProcessServer } from '../helpers/inProcessServer.js';
 import { scratchDir } from '../shared/store/helpers.js';
@@ -349,19 +349,21 @@ describe('a clock that jumps backwards', () => {
       NODE_OPTIONS: `--require ${JUMPING_CLOCK}`,
       BATON_TEST_CLOCK_FILE: clockOf[agent],
     });
-    // Ann writes first, so her server writes for both: every write is judged by her clock.
-    const ann = await spawnServer({ cwd: repo.main, env: jumping('ann') });
-    const bob = await spawnServer({ cwd: repo.main, env: jumping('bob') });
-    cleanups.push(() => ann.close(), () => bob.close());
-    const call = async (server: typeof ann, name: string, args: Record<string, unknown>) => {
+    const call = async (server: SpawnedServer, name: string, args: Record<string, unknown>) => {
       const answer = await server.client.callTool({ name, arguments: args });
       return answer.structuredContent as Record<string, any>;
     };
+    // Ann's server writes before Bob's starts, so it writes for both: every write is judged
+    // by her clock. Started together, either server's first write could come first.
+    const ann = await spawnServer({ cwd: repo.main, env: jumping('ann') });
+    cleanups.push(() => ann.close());
+    await call(ann, 'create_issue', { title: 'first' });
+    await call(ann, 'create_issue', { title: 'second' });
+    const bob = await spawnServer({ cwd: repo.main, env: jumping('bob') });
+    cleanups.push(() => bob.close());
     const store = await open(repo.dbPath);
     const liveTokens = () => store.read((tx) => tx.all<{ issue_id: number; n: number }>(`SELECT issue_id, count(*) AS n FROM tokens WHERE state = 'live' GROUP BY issue_id`));
 
-    await call(ann, 'create_issue', { title: 'first' });
-    await call(ann, 'create_issue', { title: 'second' });
     const held = await call(bob, 'claim_issue', { key: 'BAT-1' });
     const bobToken = held.lease.claimToken as string;
     expect(await call(bob, 'checkpoint', { key: 'BAT-1', claimToken: bobToken, note: 'bob before the jump' })).not.toHaveProperty('error');
