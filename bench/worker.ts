@@ -44,13 +44,18 @@ async function main(): Promise<void> {
   // As in `baton serve`: one agent's process writes for the set, the others send it their writes.
   const joined = store instanceof FileStore ? joinWriters(own, tokens, store, measured(() => 'forwarded')) : undefined;
   const core = coreOps(joined?.baton ?? own);
-  // Names the operation under way, so the store's timings are kept per operation.
+  // Names the operation under way, so the store's timings are kept per operation. Each
+  // starts from the event loop, as a server's tool call does (it arrives on stdin): a
+  // loop of promises alone would keep the process from ever polling its sockets, and the
+  // agent writing for the set would not let the others connect until it had finished
+  // its warm-up.
+  const next = () => new Promise<void>((resolve) => setImmediate(resolve));
   const ops: AgentOps = {
-    claim: () => ((op = 'claim'), core.claim()),
-    heartbeat: (c) => ((op = 'heartbeat'), core.heartbeat(c)),
-    checkpoint: (c, step) => ((op = 'checkpoint'), core.checkpoint(c, step)),
-    done: (c) => ((op = 'done'), core.done(c)),
-    reopen: (c) => ((op = 'reopen'), core.reopen(c)),
+    claim: async () => (await next(), (op = 'claim'), core.claim()),
+    heartbeat: async (c) => (await next(), (op = 'heartbeat'), core.heartbeat(c)),
+    checkpoint: async (c, step) => (await next(), (op = 'checkpoint'), core.checkpoint(c, step)),
+    done: async (c) => (await next(), (op = 'done'), core.done(c)),
+    reopen: async (c) => (await next(), (op = 'reopen'), core.reopen(c)),
   };
   send({ type: 'ready', pid: process.pid, openMs: performance.now() - opening });
   for (;;) {
