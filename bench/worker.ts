@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
 import { tuneForALongLivedProcess } from '../mcp-server/cli/long-lived.js';
 import { joinWriters } from '../shared/open.js';
 import { SessionTokens } from '../shared/rules/leases.js';
 import { FileStore } from '../shared/store/file/index.js';
-import { type AgentCommand, type AgentOps, epochNow, type LoopResult, runLoop, type Window } from './agent-loop.js';
+import { type AgentCommand, type AgentOps, epochNow, type LoopResult, type Op, runLoop, type Window } from './agent-loop.js';
 import { instrument, type Phases } from './instrument.js';
 import { benchBaton, coreOps, openBenchStore, type StoreKind } from './stores.js';
 
@@ -49,13 +50,19 @@ async function main(): Promise<void> {
   // loop of promises alone would keep the process from ever polling its sockets, and the
   // agent writing for the set would not let the others connect until it had finished
   // its warm-up.
-  const next = () => new Promise<void>((resolve) => setImmediate(resolve));
+  const named =
+    <A extends unknown[], R>(name: Op, call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      await setImmediate();
+      op = name;
+      return call(...args);
+    };
   const ops: AgentOps = {
-    claim: async () => (await next(), (op = 'claim'), core.claim()),
-    heartbeat: async (c) => (await next(), (op = 'heartbeat'), core.heartbeat(c)),
-    checkpoint: async (c, step) => (await next(), (op = 'checkpoint'), core.checkpoint(c, step)),
-    done: async (c) => (await next(), (op = 'done'), core.done(c)),
-    reopen: async (c) => (await next(), (op = 'reopen'), core.reopen(c)),
+    claim: named('claim', core.claim),
+    heartbeat: named('heartbeat', core.heartbeat),
+    checkpoint: named('checkpoint', core.checkpoint),
+    done: named('done', core.done),
+    reopen: named('reopen', core.reopen),
   };
   send({ type: 'ready', pid: process.pid, openMs: performance.now() - opening });
   for (;;) {
