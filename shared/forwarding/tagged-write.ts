@@ -3,10 +3,21 @@ import type { Result } from '../result.js';
 import { SessionTokens, type TokenChange } from '../rules/leases.js';
 import { placeholders } from '../rules/rows.js';
 import type { Store, Tx } from '../store/store.js';
+import { isReadOnlySql } from '../store/file/file-tx.js';
 import { storePaths } from '../store/file/paths.js';
 import { AnswerJournal } from './answer-journal.js';
 import { seal, unseal } from './seal.js';
 import { FORWARDED_KEPT_MS, type RequestTag, type WriteAnswer, type WriteRequest } from './wire.js';
+
+/**
+ * How often a process looks for the records of writes whose callers never confirmed
+ * them. They are kept `FORWARDED_KEPT_MS`, so a few more seconds do not matter, and
+ * looking at every write cost the writer a statement each time.
+ */
+const SWEEP_EVERY_MS = 60_000;
+
+/** When each store last looked for such records, as its transactions tell the time. */
+const sweptAt = new WeakMap<Store, number>();
 
 interface Sealed {
   result: Result<unknown>;
@@ -78,9 +89,9 @@ function taggedStore(store: Store, tag: RequestTag, tokens: SessionTokens, chang
           return answer.result as Result<T>;
         }
         const before = changes.length;
-        const changedBefore = await totalChanges(tx);
-        const result = await fn(tx);
-        if (!result.ok || (await totalChanges(tx)) === changedBefore) {
+        const counted = { changed: false };
+        const result = await fn(changing(tx, counted));
+        if (!result.ok || !counted.changed) {
           // A refusal or a write that changed nothing (a claim finding no work) leaves nothing
           // that could happen twice: run again, it answers anew, so no record grows the log.
           // The records its caller confirmed go with its next write that records; their
@@ -88,8 +99,7 @@ function taggedStore(store: Store, tag: RequestTag, tokens: SessionTokens, chang
           answers.remove(tag.confirmed);
           return result;
         }
-        const expired = await tx.all<{ id: string }>('SELECT id FROM forwarded WHERE at < ?', [tx.now - FORWARDED_KEPT_MS]);
-        const done = [...tag.confirmed, ...expired.map((row) => row.id)];
+        const done = [...tag.confirmed, ...(await expired(store, tx))];
         if (done.length > 0) await tx.run(`DELETE FROM forwarded WHERE id IN (${placeholders(done.length)})`, done);
         await tx.run('INSERT INTO forwarded (id, at) VALUES (?, ?)', [tag.id, tx.now]);
         // Kept before the ones it replaces go, so the journal's file is not emptied between.
@@ -105,8 +115,38 @@ function taggedStore(store: Store, tag: RequestTag, tokens: SessionTokens, chang
   };
 }
 
-/** Rows changed so far on this connection (SQLite's `total_changes()`). */
-async function totalChanges(tx: Tx): Promise<number> {
-  const row = await tx.get<{ n: number }>('SELECT total_changes() AS n');
-  return Number(row?.n);
+/**
+ * `tx`, noting whether any statement changed a row, in place of asking SQLite's
+ * `total_changes()` before and after (two statements more for every write). A change
+ * run through `all` or `get` (one with `RETURNING`) counts as one whatever it returned:
+ * recording a write that changed nothing costs a row, leaving out one that did would
+ * let it run twice.
+ */
+function changing(tx: Tx, counted: { changed: boolean }): Tx {
+  return {
+    now: tx.now,
+    dialect: tx.dialect,
+    all: async (sql, params) => {
+      if (!isReadOnlySql(sql)) counted.changed = true;
+      return tx.all(sql, params);
+    },
+    get: async (sql, params) => {
+      if (!isReadOnlySql(sql)) counted.changed = true;
+      return tx.get(sql, params);
+    },
+    run: async (sql, params) => {
+      const ran = await tx.run(sql, params);
+      if (ran.changes > 0) counted.changed = true;
+      return ran;
+    },
+  };
+}
+
+/** Ids of records nobody confirmed within `FORWARDED_KEPT_MS`, when it is time to look for them. */
+async function expired(store: Store, tx: Tx): Promise<string[]> {
+  const last = sweptAt.get(store);
+  if (last !== undefined && tx.now >= last && tx.now - last < SWEEP_EVERY_MS) return [];
+  sweptAt.set(store, tx.now);
+  const rows = await tx.all<{ id: string }>('SELECT id FROM forwarded WHERE at < ?', [tx.now - FORWARDED_KEPT_MS]);
+  return rows.map((row) => row.id);
 }

@@ -3,11 +3,12 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Baton, type BatonDeps } from '../../shared/baton.js';
+import { ManualClock } from '../../shared/clock.js';
 import { DEFAULTS } from '../../shared/config.js';
 import { AnswerJournal } from '../../shared/forwarding/answer-journal.js';
 import { forwardWrites } from '../../shared/forwarding/forward-writes.js';
 import { runTagged } from '../../shared/forwarding/tagged-write.js';
-import { parseRequest, type WriteRequest } from '../../shared/forwarding/wire.js';
+import { FORWARDED_KEPT_MS, parseRequest, type WriteRequest } from '../../shared/forwarding/wire.js';
 import { type RouteOptions, WriteRoute } from '../../shared/forwarding/write-route.js';
 import { SessionTokens } from '../../shared/rules/leases.js';
 import type { Store } from '../../shared/store/store.js';
@@ -236,6 +237,33 @@ describe('a tagged write', () => {
     expect('result' in first && first.result.ok).toBe(true);
     expect(await countRows(store, 'leases')).toBe(1);
     expect(await countRows(store, 'tokens')).toBe(1);
+  });
+
+  const caller = { agent: 'bob', session: 'bob-session', renewer: null, worktree: null };
+  const tagged = (id: string, op: WriteRequest['op'], args: unknown[]): WriteRequest => ({
+    seq: 1,
+    op,
+    args,
+    caller,
+    config: DEFAULTS,
+    tokens: [],
+    tag: { id: id.repeat(32), key: Buffer.alloc(32, 7).toString('base64'), confirmed: [] },
+  });
+
+  it('keeps records nobody confirmed for as long as they may be asked for, then lets the next writes take them', async () => {
+    const clock = new ManualClock();
+    const store = await scratch.open({ clock });
+    value(await new Baton({ store, caller, config: DEFAULTS }).createIssue({ title: 'first' }));
+    for (const id of ['1', '2']) expect(await runTagged(store, tagged(id, 'comment', [{ key: 'BAT-1', text: id }]))).toMatchObject({ recorded: true });
+    expect(await countRows(store, 'forwarded')).toBe(2);
+    clock.advance(FORWARDED_KEPT_MS - 1);
+    await runTagged(store, tagged('3', 'comment', [{ key: 'BAT-1', text: '3' }]));
+    expect(await countRows(store, 'forwarded')).toBe(3);
+    // Past their time, and past the while between two looks: the next write that records takes both.
+    clock.advance(2 * 60_000);
+    await runTagged(store, tagged('4', 'comment', [{ key: 'BAT-1', text: '4' }]));
+    const left = await store.read((tx) => tx.all<{ id: string }>('SELECT id FROM forwarded ORDER BY id'));
+    expect(left.map((row) => row.id[0])).toEqual(['3', '4']);
   });
 });
 
