@@ -218,9 +218,10 @@ describe('forwarded writes', () => {
 });
 
 describe('a tagged write', () => {
+  const caller = { agent: 'bob', session: 'bob-session', renewer: null, worktree: null };
+
   it('runs once however often it is run, and answers the same each time', async () => {
     const store = await scratch.open();
-    const caller = { agent: 'bob', session: 'bob-session', renewer: null, worktree: null };
     value(await new Baton({ store, caller, config: DEFAULTS }).createIssue({ title: 'first' }));
     const request: WriteRequest = {
       seq: 1,
@@ -239,29 +240,29 @@ describe('a tagged write', () => {
     expect(await countRows(store, 'tokens')).toBe(1);
   });
 
-  const caller = { agent: 'bob', session: 'bob-session', renewer: null, worktree: null };
-  const tagged = (id: string, op: WriteRequest['op'], args: unknown[]): WriteRequest => ({
+  /** A comment on BAT-1 as request `n`, as a server forwards it. */
+  const comment = (n: number): WriteRequest => ({
     seq: 1,
-    op,
-    args,
+    op: 'comment',
+    args: [{ key: 'BAT-1', text: `comment ${n}` }],
     caller,
     config: DEFAULTS,
     tokens: [],
-    tag: { id: id.repeat(32), key: Buffer.alloc(32, 7).toString('base64'), confirmed: [] },
+    tag: { id: String(n).repeat(32), key: Buffer.alloc(32, 7).toString('base64'), confirmed: [] },
   });
 
   it('keeps records nobody confirmed for as long as they may be asked for, then lets the next writes take them', async () => {
     const clock = new ManualClock();
     const store = await scratch.open({ clock });
     value(await new Baton({ store, caller, config: DEFAULTS }).createIssue({ title: 'first' }));
-    for (const id of ['1', '2']) expect(await runTagged(store, tagged(id, 'comment', [{ key: 'BAT-1', text: id }]))).toMatchObject({ recorded: true });
+    for (const n of [1, 2]) expect(await runTagged(store, comment(n))).toMatchObject({ recorded: true });
     expect(await countRows(store, 'forwarded')).toBe(2);
     clock.advance(FORWARDED_KEPT_MS - 1);
-    await runTagged(store, tagged('3', 'comment', [{ key: 'BAT-1', text: '3' }]));
+    await runTagged(store, comment(3));
     expect(await countRows(store, 'forwarded')).toBe(3);
     // Past their time, and past the while between two looks: the next write that records takes both.
     clock.advance(2 * 60_000);
-    await runTagged(store, tagged('4', 'comment', [{ key: 'BAT-1', text: '4' }]));
+    await runTagged(store, comment(4));
     const left = await store.read((tx) => tx.all<{ id: string }>('SELECT id FROM forwarded ORDER BY id'));
     expect(left.map((row) => row.id[0])).toEqual(['3', '4']);
   });
