@@ -11,7 +11,7 @@ import { FORWARDED_KEPT_MS, type RequestTag, type WriteAnswer, type WriteRequest
 
 /**
  * How often a process looks for the records of writes whose callers never confirmed
- * them. They are kept `FORWARDED_KEPT_MS`, so a few more seconds do not matter, and
+ * them. They are kept `FORWARDED_KEPT_MS`, so a minute more does not matter, and
  * looking at every write cost the writer a statement each time.
  */
 const SWEEP_EVERY_MS = 60_000;

@@ -76,7 +76,10 @@ export interface WriteRequest {
  */
 export type WriteAnswer = { seq: number; result: Result<unknown>; tokens: TokenChange[]; recorded: boolean } | { seq: number; failure: string };
 
-/** How long the record of a forwarded write, and its answer, are kept when its caller never confirms it. */
+/**
+ * How long the record of a forwarded write, and its answer, are kept at least when its
+ * caller never confirms it (the record goes at most a minute later: see tagged-write.ts).
+ */
 export const FORWARDED_KEPT_MS = 10 * 60_000;
 
 /** What a request id is: 32 hex digits (a random UUID without its dashes). */
