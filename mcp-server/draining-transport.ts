@@ -12,12 +12,17 @@ export class DrainingTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: Transport['onmessage'];
+  /** Told `false` when a request arrives with none under way, `true` when the last one is answered. */
+  onidle?: (idle: boolean) => void;
 
   constructor(private readonly inner: Transport) {
     inner.onclose = () => this.onclose?.();
     inner.onerror = (error) => this.onerror?.(error);
     inner.onmessage = (message, extra) => {
-      if ('method' in message && 'id' in message) this.pending.add(message.id);
+      if ('method' in message && 'id' in message) {
+        if (this.pending.size === 0) this.onidle?.(false);
+        this.pending.add(message.id);
+      }
       this.onmessage?.(message, extra);
     };
   }
@@ -52,8 +57,8 @@ export class DrainingTransport implements Transport {
   }
 
   private settle(id: RequestId): void {
-    this.pending.delete(id);
-    if (this.pending.size > 0) return;
+    if (!this.pending.delete(id) || this.pending.size > 0) return;
+    this.onidle?.(true);
     const waiting = this.idle;
     this.idle = [];
     for (const wake of waiting) wake();

@@ -3,6 +3,7 @@ import { loadConfig } from '../shared/config.js';
 import { resolveLocation } from '../shared/location.js';
 import { DrainingTransport } from './draining-transport.js';
 import { sessionIdentity } from './identity.js';
+import { followWhileIdle } from './idle-follow.js';
 import { untrackedLeaseWarning } from './lease-warning.js';
 import { createServer } from './server.js';
 import { sessionCore } from './session.js';
@@ -86,6 +87,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const transport = new DrainingTransport(new StdioLineTransport(stdin, options.stdout ?? process.stdout));
   // The error's own message may quote the unreadable input, which may hold a token: name it only.
   transport.onerror = (error) => log(`baton: transport: ${error.name}; the message was not read`);
+  transport.onidle = followWhileIdle(session);
 
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));

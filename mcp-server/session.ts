@@ -10,6 +10,10 @@ import { type Sweeper, startSweeper } from './sweeper.js';
 export interface SessionCore {
   /** The session's Baton; opens the store on first use. Throws `StoreUnavailableError` when it cannot. */
   core(): Promise<Baton>;
+  /** Whether the client is between calls (see `Opened.follow`); nothing before the store is open. */
+  follow(on: boolean): void;
+  /** Whether `follow(true)` would follow now; never before the store is open. */
+  followable(): boolean;
   /** Stops the sweep, records the end of the session and closes the store, for good. Leases stay. */
   close(): Promise<void>;
 }
@@ -26,6 +30,7 @@ export function sessionCore(options: {
 }): SessionCore {
   const { identity, log } = options;
   let opening: Promise<Opened> | undefined;
+  let opened: Opened | undefined;
   let sweeper: Sweeper | undefined;
   let closed = false;
 
@@ -49,7 +54,8 @@ export function sessionCore(options: {
       },
       onError: (error) => log(`baton: sweep failed: ${error instanceof Error ? error.message : String(error)}`),
     });
-    return result.value;
+    opened = result.value;
+    return opened;
   };
 
   return {
@@ -63,6 +69,10 @@ export function sessionCore(options: {
       });
       return (await opening).baton;
     },
+    follow(on) {
+      if (!closed) opened?.follow(on);
+    },
+    followable: () => !closed && opened !== undefined && opened.followable(),
     async close() {
       closed = true;
       const opened = await opening?.catch(() => undefined);

@@ -33,6 +33,13 @@ export interface Opened {
   store: Store;
   location: Location;
   config: BatonConfig;
+  /**
+   * Whether the process is between calls: a file store read lately then keeps its copy
+   * current as others write (`FileStore.follow`). PostgreSQL has no copy to keep.
+   */
+  follow(on: boolean): void;
+  /** Whether `follow(true)` would follow now. */
+  followable(): boolean;
   /** Stops writing for others or through them, then closes the store. */
   close(): Promise<void>;
 }
@@ -64,13 +71,19 @@ export async function openBaton(options: OpenOptions): Promise<Result<Opened>> {
   };
   const tokens = new SessionTokens();
   const baton = new Baton({ store, caller, config: config.value, tokens });
+  const follow = (on: boolean) => {
+    if (store instanceof FileStore) store.follow(on);
+  };
+  const followable = () => store instanceof FileStore && store.followable;
   const joined = options.forward && store instanceof FileStore ? joinWriters(baton, tokens, store) : undefined;
-  if (!joined) return ok({ baton, store, location, config: config.value, close: () => store.close() });
+  if (!joined) return ok({ baton, store, location, config: config.value, follow, followable, close: () => store.close() });
   return ok({
     baton: joined.baton,
     store,
     location,
     config: config.value,
+    follow,
+    followable,
     close: async () => {
       await joined.route.close();
       await store.close();

@@ -1,0 +1,126 @@
+import * as nodeFs from 'node:fs';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import type { FileSystem } from '../../../shared/store/file/index.js';
+import { addComment, commentTexts } from './helpers.js';
+import { storeScratch } from './store-scratch.js';
+
+const scratch = storeScratch('follow', 'baton.db');
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A store whose reads of its files are counted: the log's records and, on a reload, the snapshot. */
+async function counted(options: { compactAfterBytes?: number } = {}) {
+  const reads = { count: 0 };
+  const fs: Partial<FileSystem> = {
+    readSync: ((...args: Parameters<typeof nodeFs.readSync>) => {
+      reads.count++;
+      return nodeFs.readSync(...args);
+    }) as typeof nodeFs.readSync,
+  };
+  const store = await scratch.open({ fs, ...options });
+  return { store, reads };
+}
+
+/** Waits until `reads` has stood still for 50 ms: whatever the store does in the background is done. */
+async function settled(reads: { count: number }): Promise<void> {
+  const deadline = Date.now() + 5000;
+  for (let seen = -1; seen !== reads.count && Date.now() < deadline; ) {
+    seen = reads.count;
+    await sleep(50);
+  }
+}
+
+describe('a copy following the log', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  test('replays what another process writes before it is asked, so its next read reads no file', async () => {
+    const writer = await scratch.open();
+    await addComment(writer, 'first');
+    const { store: follower, reads } = await counted();
+    expect(await commentTexts(follower)).toEqual(['first']);
+    follower.follow(true);
+    await addComment(writer, 'second');
+    await settled(reads);
+    expect(reads.count).toBeGreaterThan(0);
+
+    reads.count = 0;
+    expect(await commentTexts(follower)).toEqual(['first', 'second']);
+    expect(reads.count).toBe(0);
+  });
+
+  test('goes on following when a writer folds the log into a new snapshot', async () => {
+    const writer = await scratch.open({ compactAfterBytes: 2048 });
+    const { store: follower, reads } = await counted({ compactAfterBytes: 2048 });
+    expect(await commentTexts(follower)).toEqual([]);
+    follower.follow(true);
+    const texts = Array.from({ length: 12 }, (_, i) => `${i} ${'x'.repeat(400)}`);
+    for (const text of texts) await addComment(writer, text);
+    const { logBaseSeq } = await writer.info();
+    expect(logBaseSeq).toBeGreaterThan(0);
+    await settled(reads);
+    // Into the new log, which the follower must be watching by now.
+    await addComment(writer, 'after');
+    expect((await writer.info()).logBaseSeq).toBe(logBaseSeq);
+    await settled(reads);
+
+    reads.count = 0;
+    expect(await commentTexts(follower)).toEqual([...texts, 'after']);
+    expect(reads.count).toBe(0);
+  });
+
+  test('stops when told to, and the next read catches up as before', async () => {
+    const writer = await scratch.open();
+    await addComment(writer, 'first');
+    const { store: follower, reads } = await counted();
+    await commentTexts(follower);
+    follower.follow(true);
+    await settled(reads);
+    follower.follow(false);
+    await sleep(10);
+
+    reads.count = 0;
+    await addComment(writer, 'second');
+    await sleep(100);
+    expect(reads.count).toBe(0);
+    expect(await commentTexts(follower)).toEqual(['first', 'second']);
+    expect(reads.count).toBeGreaterThan(0);
+  });
+
+  test('a copy nobody has read for a while does not follow: the writes of a server that only writes go elsewhere', async () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    const writer = await scratch.open();
+    await addComment(writer, 'first');
+    const { store: unread, reads } = await counted();
+    await commentTexts(unread);
+    expect(unread.followable).toBe(true);
+    vi.advanceTimersByTime(1000);
+    expect(unread.followable).toBe(false);
+    unread.follow(true);
+    vi.useRealTimers();
+
+    reads.count = 0;
+    await addComment(writer, 'second');
+    await sleep(100);
+    expect(reads.count).toBe(0);
+    expect(await commentTexts(unread)).toEqual(['first', 'second']);
+    expect(reads.count).toBeGreaterThan(0);
+  });
+
+  test('a store that others write through does not follow: it makes their writes itself', async () => {
+    const writer = await scratch.open();
+    await addComment(writer, 'first');
+    const { store: serving, reads } = await counted();
+    await commentTexts(serving);
+    serving.setOthersWriteHere(true);
+    serving.follow(true);
+    await sleep(10);
+
+    reads.count = 0;
+    await addComment(writer, 'second');
+    await sleep(100);
+    expect(reads.count).toBe(0);
+    expect(await commentTexts(serving)).toEqual(['first', 'second']);
+  });
+});
