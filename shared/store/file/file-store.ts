@@ -74,6 +74,7 @@ export class FileStore implements Store {
   private followWanted = false;
   /** When this copy was last read (`performance.now()`). */
   private readAt = Number.NEGATIVE_INFINITY;
+  /** Made on first following, then paused and resumed: see `LogFollower.pause`. */
   private follower: LogFollower | undefined;
   /** A catch-up of the follower is waiting for the mutex: later events need no other. */
   private followQueued = false;
@@ -269,15 +270,15 @@ export class FileStore implements Store {
   }
 
   private updateFollower(): void {
-    const following = this.followWanted && !this.othersWriteHere && !this.closed;
-    if (following && !this.follower) {
-      this.follower = new LogFollower(this.parts.fs, this.parts.replica.paths.log, () => this.followLog());
-      this.followLog();
-    } else if (!following && this.follower) {
-      const { follower } = this;
+    if (this.closed) {
+      this.follower?.close();
       this.follower = undefined;
-      // Closing the watch is a system call: the call that has just arrived goes first.
-      setImmediate(() => follower.close());
+    } else if (this.followWanted && !this.othersWriteHere) {
+      this.follower ??= new LogFollower(this.parts.fs, this.parts.replica.paths.log, () => this.followLog());
+      this.follower.resume();
+      this.followLog();
+    } else {
+      this.follower?.pause();
     }
   }
 
@@ -289,7 +290,7 @@ export class FileStore implements Store {
       .run(async () => {
         this.followQueued = false;
         const { follower } = this;
-        if (!follower || this.closed) return;
+        if (!follower || !this.followWanted || this.othersWriteHere || this.closed) return;
         const replica = this.parts.replica;
         replica.catchUp();
         if (follower.watch(replica.log)) this.followLog();

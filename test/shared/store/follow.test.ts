@@ -8,17 +8,25 @@ const scratch = storeScratch('follow', 'baton.db');
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A store whose reads of its files are counted: the log's records and, on a reload, the snapshot. */
+/**
+ * A store whose reads of its files are counted (the log's records and, on a reload, the
+ * snapshot), and the watches it puts up.
+ */
 async function counted(options: { compactAfterBytes?: number } = {}) {
   const reads = { count: 0 };
+  const watches = { count: 0 };
   const fs: Partial<FileSystem> = {
     readSync: ((...args: Parameters<typeof nodeFs.readSync>) => {
       reads.count++;
       return nodeFs.readSync(...args);
     }) as typeof nodeFs.readSync,
+    watch: ((...args: Parameters<typeof nodeFs.watch>) => {
+      watches.count++;
+      return nodeFs.watch(...args);
+    }) as typeof nodeFs.watch,
   };
   const store = await scratch.open({ fs, ...options });
-  return { store, reads };
+  return { store, reads, watches };
 }
 
 /** Waits until `reads` has stood still for 50 ms: whatever the store does in the background is done. */
@@ -86,6 +94,32 @@ describe('a copy following the log', () => {
     expect(reads.count).toBe(0);
     expect(await commentTexts(follower)).toEqual(['first', 'second']);
     expect(reads.count).toBeGreaterThan(0);
+  });
+
+  test('keeps its watch through a short pause between calls, and lets go of it after a longer one', async () => {
+    const writer = await scratch.open();
+    await addComment(writer, 'first');
+    const { store: follower, reads, watches } = await counted();
+    await commentTexts(follower);
+    follower.follow(true);
+    await settled(reads);
+    expect(watches.count).toBe(1);
+    follower.follow(false);
+    follower.follow(true);
+    await settled(reads);
+    expect(watches.count).toBe(1);
+
+    follower.follow(false);
+    await sleep(100);
+    await commentTexts(follower);
+    follower.follow(true);
+    await settled(reads);
+    expect(watches.count).toBe(2);
+    await addComment(writer, 'second');
+    await settled(reads);
+    reads.count = 0;
+    expect(await commentTexts(follower)).toEqual(['first', 'second']);
+    expect(reads.count).toBe(0);
   });
 
   test('a copy nobody has read for a while does not follow: the writes of a server that only writes go elsewhere', async () => {
