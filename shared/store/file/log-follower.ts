@@ -4,8 +4,8 @@ import type { LogFile } from './log-file.js';
 
 /**
  * How long a paused follower keeps its watch. Taking a watch down is a system call that,
- * run as a call arrives, lengthened an idle server's answers by a tenth of a millisecond;
- * and a process between calls again soon would only put it back up.
+ * run as a call arrives, lengthened an idle server's answers by about a tenth of a
+ * millisecond; and a process between calls again soon would only put it back up.
  */
 const LINGER_MS = 20;
 
