@@ -1,3 +1,5 @@
+import type { Followable } from '../shared/open.js';
+
 /**
  * How long the client must have had no request under way before the server keeps its
  * copy of the database current (`FileStore.follow`). A client that calls back to back
@@ -6,12 +8,6 @@
  * that time.
  */
 export const FOLLOW_AFTER_IDLE_MS = 2;
-
-/** The session's side: see `Opened.follow`. */
-export interface Followable {
-  follow(on: boolean): void;
-  followable(): boolean;
-}
 
 /**
  * Turns the transport's idle signal (`DrainingTransport.onidle`) into `follow(on)`: on

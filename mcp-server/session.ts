@@ -1,19 +1,18 @@
 import { hostname } from 'node:os';
 import type { Baton } from '../shared/baton.js';
 import { StoreUnavailableError } from '../shared/errors.js';
-import { type Opened, openBaton } from '../shared/open.js';
+import { type Followable, type Opened, openBaton } from '../shared/open.js';
 import { isSessionAlive } from '../shared/sessions.js';
 import { agentName, type SessionIdentity } from './identity.js';
 import { type Sweeper, startSweeper } from './sweeper.js';
 
-/** The core of one server process, opened once the agent is known, with its sweep. */
-export interface SessionCore {
+/**
+ * The core of one server process, opened once the agent is known, with its sweep.
+ * Following the log does nothing before the store is open, nor once the session has ended.
+ */
+export interface SessionCore extends Followable {
   /** The session's Baton; opens the store on first use. Throws `StoreUnavailableError` when it cannot. */
   core(): Promise<Baton>;
-  /** Whether the client is between calls (see `Opened.follow`); nothing before the store is open. */
-  follow(on: boolean): void;
-  /** Whether `follow(true)` would follow now; never before the store is open. */
-  followable(): boolean;
   /** Stops the sweep, records the end of the session and closes the store, for good. Leases stay. */
   close(): Promise<void>;
 }

@@ -28,11 +28,8 @@ export interface OpenOptions {
   forward?: boolean;
 }
 
-export interface Opened {
-  baton: Baton;
-  store: Store;
-  location: Location;
-  config: BatonConfig;
+/** A process's copy of the database kept current while the process is between calls. */
+export interface Followable {
   /**
    * Whether the process is between calls: a file store read lately then keeps its copy
    * current as others write (`FileStore.follow`). PostgreSQL has no copy to keep.
@@ -40,6 +37,13 @@ export interface Opened {
   follow(on: boolean): void;
   /** Whether `follow(true)` would follow now. */
   followable(): boolean;
+}
+
+export interface Opened extends Followable {
+  baton: Baton;
+  store: Store;
+  location: Location;
+  config: BatonConfig;
   /** Stops writing for others or through them, then closes the store. */
   close(): Promise<void>;
 }

@@ -269,11 +269,16 @@ export class FileStore implements Store {
     }
   }
 
+  /** Whether this copy follows the log now (see `follow`). */
+  private get following(): boolean {
+    return this.followWanted && !this.othersWriteHere && !this.closed;
+  }
+
   private updateFollower(): void {
     if (this.closed) {
       this.follower?.close();
       this.follower = undefined;
-    } else if (this.followWanted && !this.othersWriteHere) {
+    } else if (this.following) {
       this.follower ??= new LogFollower(this.parts.fs, this.parts.replica.paths.log, () => this.followLog());
       this.follower.resume();
       this.followLog();
@@ -290,7 +295,7 @@ export class FileStore implements Store {
       .run(async () => {
         this.followQueued = false;
         const { follower } = this;
-        if (!follower || !this.followWanted || this.othersWriteHere || this.closed) return;
+        if (!follower || !this.following) return;
         const replica = this.parts.replica;
         replica.catchUp();
         if (follower.watch(replica.log)) this.followLog();

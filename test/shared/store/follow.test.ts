@@ -1,6 +1,7 @@
 import * as nodeFs from 'node:fs';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import type { FileSystem } from '../../../shared/store/file/index.js';
+import type { Store } from '../../../shared/store/store.js';
 import { addComment, commentTexts } from './helpers.js';
 import { storeScratch } from './store-scratch.js';
 
@@ -38,24 +39,48 @@ async function settled(reads: { count: number }): Promise<void> {
   }
 }
 
+/**
+ * A writer that has added the comment 'first', and a counted store that has read it:
+ * a copy read lately, which may follow.
+ */
+async function writerAndReader() {
+  const writer = await scratch.open();
+  await addComment(writer, 'first');
+  const reader = await counted();
+  expect(await commentTexts(reader.store)).toEqual(['first']);
+  return { writer, ...reader };
+}
+
+/** Once the store has settled, its next read finds `texts` without reading any file: it followed. */
+async function expectFollowed(store: Store, reads: { count: number }, texts: string[]): Promise<void> {
+  await settled(reads);
+  reads.count = 0;
+  expect(await commentTexts(store)).toEqual(texts);
+  expect(reads.count).toBe(0);
+}
+
+/** The writer adds 'second' and `store` reads nothing until asked; asked, it catches up by reading the log. */
+async function expectNotFollowing(writer: Store, store: Store, reads: { count: number }): Promise<void> {
+  reads.count = 0;
+  await addComment(writer, 'second');
+  await sleep(100);
+  expect(reads.count).toBe(0);
+  expect(await commentTexts(store)).toEqual(['first', 'second']);
+  expect(reads.count).toBeGreaterThan(0);
+}
+
 describe('a copy following the log', () => {
   afterEach(() => {
     vi.useRealTimers();
   });
 
   test('replays what another process writes before it is asked, so its next read reads no file', async () => {
-    const writer = await scratch.open();
-    await addComment(writer, 'first');
-    const { store: follower, reads } = await counted();
-    expect(await commentTexts(follower)).toEqual(['first']);
+    const { writer, store: follower, reads } = await writerAndReader();
     follower.follow(true);
     await addComment(writer, 'second');
     await settled(reads);
     expect(reads.count).toBeGreaterThan(0);
-
-    reads.count = 0;
-    expect(await commentTexts(follower)).toEqual(['first', 'second']);
-    expect(reads.count).toBe(0);
+    await expectFollowed(follower, reads, ['first', 'second']);
   });
 
   test('goes on following when a writer folds the log into a new snapshot', async () => {
@@ -71,36 +96,20 @@ describe('a copy following the log', () => {
     // Into the new log, which the follower must be watching by now.
     await addComment(writer, 'after');
     expect((await writer.info()).logBaseSeq).toBe(logBaseSeq);
-    await settled(reads);
-
-    reads.count = 0;
-    expect(await commentTexts(follower)).toEqual([...texts, 'after']);
-    expect(reads.count).toBe(0);
+    await expectFollowed(follower, reads, [...texts, 'after']);
   });
 
   test('stops when told to, and the next read catches up as before', async () => {
-    const writer = await scratch.open();
-    await addComment(writer, 'first');
-    const { store: follower, reads } = await counted();
-    await commentTexts(follower);
+    const { writer, store: follower, reads } = await writerAndReader();
     follower.follow(true);
     await settled(reads);
     follower.follow(false);
     await sleep(10);
-
-    reads.count = 0;
-    await addComment(writer, 'second');
-    await sleep(100);
-    expect(reads.count).toBe(0);
-    expect(await commentTexts(follower)).toEqual(['first', 'second']);
-    expect(reads.count).toBeGreaterThan(0);
+    await expectNotFollowing(writer, follower, reads);
   });
 
   test('keeps its watch through a short pause between calls, and lets go of it after a longer one', async () => {
-    const writer = await scratch.open();
-    await addComment(writer, 'first');
-    const { store: follower, reads, watches } = await counted();
-    await commentTexts(follower);
+    const { writer, store: follower, reads, watches } = await writerAndReader();
     follower.follow(true);
     await settled(reads);
     expect(watches.count).toBe(1);
@@ -116,45 +125,25 @@ describe('a copy following the log', () => {
     await settled(reads);
     expect(watches.count).toBe(2);
     await addComment(writer, 'second');
-    await settled(reads);
-    reads.count = 0;
-    expect(await commentTexts(follower)).toEqual(['first', 'second']);
-    expect(reads.count).toBe(0);
+    await expectFollowed(follower, reads, ['first', 'second']);
   });
 
   test('a copy nobody has read for a while does not follow: the writes of a server that only writes go elsewhere', async () => {
     vi.useFakeTimers({ toFake: ['performance'] });
-    const writer = await scratch.open();
-    await addComment(writer, 'first');
-    const { store: unread, reads } = await counted();
-    await commentTexts(unread);
+    const { writer, store: unread, reads } = await writerAndReader();
     expect(unread.followable).toBe(true);
     vi.advanceTimersByTime(1000);
     expect(unread.followable).toBe(false);
     unread.follow(true);
     vi.useRealTimers();
-
-    reads.count = 0;
-    await addComment(writer, 'second');
-    await sleep(100);
-    expect(reads.count).toBe(0);
-    expect(await commentTexts(unread)).toEqual(['first', 'second']);
-    expect(reads.count).toBeGreaterThan(0);
+    await expectNotFollowing(writer, unread, reads);
   });
 
   test('a store that others write through does not follow: it makes their writes itself', async () => {
-    const writer = await scratch.open();
-    await addComment(writer, 'first');
-    const { store: serving, reads } = await counted();
-    await commentTexts(serving);
+    const { writer, store: serving, reads } = await writerAndReader();
     serving.setOthersWriteHere(true);
     serving.follow(true);
     await sleep(10);
-
-    reads.count = 0;
-    await addComment(writer, 'second');
-    await sleep(100);
-    expect(reads.count).toBe(0);
-    expect(await commentTexts(serving)).toEqual(['first', 'second']);
+    await expectNotFollowing(writer, serving, reads);
   });
 });
