@@ -71,10 +71,11 @@ export function sessionCore(options: {
     follow(on) {
       if (!closed) opened?.follow(on);
     },
-    followable: () => !closed && opened !== undefined && opened.followable(),
+    followable: () => !closed && (opened?.followable() ?? false),
     async close() {
       closed = true;
-      const opened = await opening?.catch(() => undefined);
+      // An opening under way sets `opened` when it succeeds.
+      await opening?.catch(() => undefined);
       await sweeper?.stop();
       if (!opened) return;
       const ended = await opened.baton.endSession();

@@ -75,19 +75,19 @@ export async function openBaton(options: OpenOptions): Promise<Result<Opened>> {
   };
   const tokens = new SessionTokens();
   const baton = new Baton({ store, caller, config: config.value, tokens });
-  const follow = (on: boolean) => {
-    if (store instanceof FileStore) store.follow(on);
-  };
-  const followable = () => store instanceof FileStore && store.followable;
-  const joined = options.forward && store instanceof FileStore ? joinWriters(baton, tokens, store) : undefined;
-  if (!joined) return ok({ baton, store, location, config: config.value, follow, followable, close: () => store.close() });
-  return ok({
-    baton: joined.baton,
+  const file = store instanceof FileStore ? store : undefined;
+  const common = {
     store,
     location,
     config: config.value,
-    follow,
-    followable,
+    follow: (on: boolean) => file?.follow(on),
+    followable: () => file?.followable ?? false,
+  };
+  const joined = options.forward && file ? joinWriters(baton, tokens, file) : undefined;
+  if (!joined) return ok({ ...common, baton, close: () => store.close() });
+  return ok({
+    ...common,
+    baton: joined.baton,
     close: async () => {
       await joined.route.close();
       await store.close();
