@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { BatonError, ErrorCode } from '../shared/errors.js';
 
-/** A sentence for people for each refusal of PROTOCOL.md section 6. */
+/** A sentence for people for each refusal of docs/protocol.md section 6. */
 export function messageFor(error: BatonError): string {
   const key = typeof error.key === 'string' ? error.key : 'the issue';
   const messages: Record<ErrorCode, string> = {

@@ -8,7 +8,7 @@ import { buildProgram } from './cli/program.js';
 /**
  * The `baton` bin: the composition root of the CLI, called by the launcher
  * (mcp-server/launch.ts) once this bundle is loaded. Exit status 0 on success, 1 on a
- * refused operation (its error code printed), 2 on bad usage (PROTOCOL.md section 7).
+ * refused operation (its error code printed), 2 on bad usage (docs/protocol.md section 7).
  */
 export function main(): void {
   const deps: CliDeps = {

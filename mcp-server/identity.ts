@@ -1,7 +1,7 @@
 import { mintSessionId } from '../shared/tokens.js';
 import { systemRandom, type RandomSource } from '../shared/clock.js';
 
-/** Who this server process works for (PROTOCOL.md section 2), except the agent name, known after `initialize`. */
+/** Who this server process works for (docs/protocol.md section 2), except the agent name, known after `initialize`. */
 export interface SessionIdentity {
   /** Random id minted at start; it dies with the process. */
   session: string;

@@ -66,7 +66,7 @@ export const stateInput = z.record(z.string(), z.unknown()).superRefine((value, 
 
 /*
  * Output shapes name the fields a client can count on and leave every object open to the
- * rest of what PROTOCOL.md lists (the text rendering and get_issue show it all): the whole
+ * rest of what docs/protocol.md lists (the text rendering and get_issue show it all): the whole
  * tools/list answer must stay within 24 KB.
  */
 

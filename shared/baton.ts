@@ -38,7 +38,7 @@ export const SWEEP_BATCH = 100;
 export const HISTORY_KEPT_MS = 24 * 60 * 60_000;
 
 /**
- * Baton's operations for one session: every tool of PROTOCOL.md section 5 and what people,
+ * Baton's operations for one session: every tool of docs/protocol.md section 5 and what people,
  * renewers and servers need besides. Each validates its input, runs as one transaction of
  * the store and answers a `Result`; a refusal changes nothing.
  */

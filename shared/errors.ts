@@ -1,4 +1,4 @@
-/** The error codes of PROTOCOL.md section 6: the only ways Baton refuses a call. */
+/** The error codes of docs/protocol.md section 6: the only ways Baton refuses a call. */
 export const ERROR_CODES = [
   'INVALID_INPUT',
   'NOT_FOUND',

@@ -43,7 +43,7 @@ export function gitPaths(cwd: string): { commonDir: string; topLevel: string | n
 }
 
 /**
- * The database of PROTOCOL.md section 1: `<git common dir>/baton/baton.db`, shared by every
+ * The database of docs/protocol.md section 1: `<git common dir>/baton/baton.db`, shared by every
  * worktree and found from anywhere in the repository, a bare one or `.git` included;
  * `<cwd>/.baton/baton.db` outside git; `db` (or `BATON_DB`) wins.
  */

@@ -49,7 +49,7 @@ export interface Opened extends Followable {
 }
 
 /**
- * Opens Baton for one process: finds the database (PROTOCOL.md section 1), reads the
+ * Opens Baton for one process: finds the database (docs/protocol.md section 1), reads the
  * settings, opens the store (PostgreSQL when `BATON_DATABASE_URL` is set, else the file)
  * and builds the session's identity.
  */

@@ -1,4 +1,4 @@
-/** The shapes of PROTOCOL.md sections 3 to 5, as the core hands them out. Times are ISO 8601 strings. */
+/** The shapes of docs/protocol.md sections 3 to 5, as the core hands them out. Times are ISO 8601 strings. */
 
 export const STATUSES = ['todo', 'doing', 'review', 'done', 'cancelled'] as const;
 export type Status = (typeof STATUSES)[number];

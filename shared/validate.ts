@@ -47,7 +47,7 @@ export class Checks {
     return this;
   }
   /**
-   * A claim token is opaque (PROTOCOL.md section 4): any non-empty string is valid input,
+   * A claim token is opaque (docs/protocol.md section 4): any non-empty string is valid input,
    * and one that is not the live token is CLAIM_LOST, never INVALID_INPUT. It is only
    * hashed, never stored, so neither its length nor its characters need a bound here.
    */

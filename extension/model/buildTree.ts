@@ -25,7 +25,7 @@ const LABELS: Record<GroupId, string> = {
 
 const COLLAPSED: ReadonlySet<GroupId> = new Set(['done']);
 
-/** The order `next_issue` hands issues out in (PROTOCOL.md section 3). */
+/** The order `next_issue` hands issues out in (docs/protocol.md section 3). */
 export function byDispatchOrder(a: IssueSummary, b: IssueSummary): number {
   return a.effectivePriority - b.effectivePriority || a.priority - b.priority || a.createdAt.localeCompare(b.createdAt) || keyOrder(a.key, b.key);
 }

@@ -2,7 +2,7 @@ import type { BatonError } from '../../shared/errors.js';
 import { batonError } from '../../shared/errors.js';
 import type { Result } from '../../shared/result.js';
 
-/** Exit statuses of every `baton` command (PROTOCOL.md section 7). */
+/** Exit statuses of every `baton` command (docs/protocol.md section 7). */
 export const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
 export type ExitStatus = (typeof EXIT)[keyof typeof EXIT];
 

@@ -12,7 +12,7 @@ import { registerServeCommand } from './serve.js';
 import { registerShowCommand } from './show.js';
 import { registerWatchdogCommand } from './watchdog.js';
 
-/** The `baton` command line: every command of PROTOCOL.md section 7, wired to `deps`. */
+/** The `baton` command line: every command of docs/protocol.md section 7, wired to `deps`. */
 export function buildProgram(deps: CliDeps, version: string): Command {
   const program = new Command('baton')
     .description('Hands each issue to exactly one coding agent, with a claim token, a branch and a lease.')

@@ -20,7 +20,7 @@ export function registerServeCommand(program: Command, deps: CliDeps): void {
         await running.stopped;
       } catch (error) {
         if (!(error instanceof SettingError)) throw error;
-        // One line naming the setting, exit 2 (PROTOCOL.md section 7).
+        // One line naming the setting, exit 2 (docs/protocol.md section 7).
         deps.stderr.write(`baton serve: ${error.message}\n`);
         throw new CliExit(EXIT.usage);
       }

@@ -20,7 +20,7 @@ import { registerReviewTool } from './review.js';
 import { registerSubmitForReviewTool } from './submit-for-review.js';
 import { registerUpdateIssueTool } from './update-issue.js';
 
-/** Registers every tool of PROTOCOL.md section 5; returns them in the order tools/list shows them. */
+/** Registers every tool of docs/protocol.md section 5; returns them in the order tools/list shows them. */
 export function registerTools(server: McpServer, deps: ServerDeps): ListedTool[] {
   return [
     registerNextIssueTool(server, deps),

@@ -1,7 +1,7 @@
 import type { ErrorCode } from '../../shared/errors.js';
 
 /**
- * A plain in-memory reading of PROTOCOL.md: issues, relations, leases, tokens and the
+ * A plain in-memory reading of docs/protocol.md: issues, relations, leases, tokens and the
  * activity log, with no SQL and no store. The property tests run the same random
  * operations against it and against the real core and require the two to agree after
  * every step. Where the contract leaves the order of checks open (which refusal wins

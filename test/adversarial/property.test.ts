@@ -21,7 +21,7 @@ import {
 /*
  * Random sequences of everything an agent, a person and a server can do to leases,
  * from several agents and sessions over two stores on one file, with clock jumps both
- * ways, run against the core and against the model of PROTOCOL.md. After every step the
+ * ways, run against the core and against the model of docs/protocol.md. After every step the
  * two agree on every answer and on the whole observable state, and no issue ever has
  * two holders.
  */
