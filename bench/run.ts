@@ -1,10 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { POLL_MS } from '../extension/constants.js';
-import { renderChart } from './chart.js';
 import { buildDataset, copyForRun, type Dataset } from './dataset.js';
 import { measureFloor, measureWake } from './floor.js';
 import { AgentSet, type SetConfig } from './load-run.js';
@@ -14,12 +13,15 @@ import { addRatios, cpuTable, judgeTargets, opsTable, phasesTable, probesText, r
 import type { BenchResults, RunEntry } from './results-shape.js';
 import { round } from './stats.js';
 import type { StoreKind } from './stores.js';
+import { writeResults } from './write-results.js';
 
 /*
  * `npm run bench [-- --quick]`: generates datasets, runs the load configurations (each
  * Baton run next to the native reference in the same round), then the probes; prints a
- * table on stdout, progress on stderr, and writes bench/results/latest.json and
- * bench/results/chart.svg. Every process it starts is its own, bounded in count and time.
+ * table on stdout, progress on stderr, and writes its results to a folder of its own
+ * under bench/results/runs/ (ignored by git); `--commit` also writes them as the committed
+ * bench/results/latest.json and chart.svg. Every process it starts is its own, bounded
+ * in count and time.
  */
 
 /**
@@ -51,6 +53,9 @@ const USAGE = `usage: npm run bench [-- options]
                        where slow cores leave the agents short of their cycles
   --no-mcp             leave out the agents driven over stdio MCP
   --no-probes          leave out spawn, read-path, recovery and model probes
+  --commit             also write the results as the committed bench/results/latest.json
+                       and chart.svg; without it they go only to bench/results/runs/<date>/,
+                       which git ignores
   --help               this text
 `;
 
@@ -69,6 +74,7 @@ function readOptions() {
         'warmup-max': { type: 'string' },
         'no-mcp': { type: 'boolean', default: false },
         'no-probes': { type: 'boolean', default: false },
+        commit: { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },
     }));
@@ -106,6 +112,7 @@ function readOptions() {
     warmupMaxSec: number('warmup-max', values['warmup-max'], Math.max(WARMUP_MAX_SEC, warmupSec), warmupSec, 600),
     mcp: !values['no-mcp'],
     probes: !values['no-probes'],
+    commit: values.commit === true,
   };
 }
 
@@ -226,10 +233,10 @@ async function main(): Promise<void> {
   results.machine.loadAvgAtEnd = round(loadavg()[0]);
   results.elapsedSec = round((performance.now() - started) / 1000);
   results.targets = judgeTargets(results);
-  write(results);
+  const written = writeResults(resultsDir, results, { commit: options.commit, root });
   process.stdout.write(`\n${runsTable(results.runs as RunEntry[])}\n\n${opsTable(results.runs)}\n\n${warmupTable(results.runs)}\n\n${cpuTable(results.runs)}\n\n${phasesTable(results.runs)}\n\n${probesText(results)}\n\ntargets:\n${targetsTable(results.targets)}\n`);
   if (results.errors.length) process.stdout.write(`\nerrors:\n${results.errors.join('\n')}\n`);
-  process.stdout.write(`\nwrote bench/results/latest.json and bench/results/chart.svg (${results.elapsedSec} s)\n`);
+  process.stdout.write(`\nwrote ${written.join(', ')} (${results.elapsedSec} s)\n`);
 }
 
 /** One label per set, for progress lines. */
@@ -342,18 +349,6 @@ function sourceVersion(): { commit: string; modified: boolean } | null {
   } catch {
     return null;
   }
-}
-
-/** Written through a temporary file, so an interrupted run never leaves half a JSON file. */
-function write(results: BenchResults): void {
-  mkdirSync(resultsDir, { recursive: true });
-  const put = (name: string, text: string) => {
-    const tmp = join(resultsDir, `${name}.tmp`);
-    writeFileSync(tmp, text);
-    renameSync(tmp, join(resultsDir, name));
-  };
-  put('latest.json', `${JSON.stringify(results, null, 2)}\n`);
-  if (results.runs.length) put('chart.svg', renderChart(results));
 }
 
 main().catch((error: unknown) => {
