@@ -36,7 +36,7 @@ export interface Window {
   /**
    * Keep going past the window until this many cycles have begun, i.e. claims made (warm-up only). A fresh
    * process runs partly on V8's baseline code until it has optimised the hot functions,
-   * which takes work, not time: with 8 processes on 2 cores, ~20 s.
+   * which takes work, not time: with many processes per core, a long while.
    */
   minCycles?: number;
   /** Stop by this epoch time even short of `minCycles` (warm-up only): a slow store must not hold the run up. */

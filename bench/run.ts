@@ -26,16 +26,16 @@ import { writeResults } from './write-results.js';
 
 /**
  * Cycles every agent does before anything is measured. Until V8 has compiled their hot
- * code, processes run at half their speed or less; over MCP with eight agents on two
- * cores that lasts ~600-1,000 cycles per agent, ~20 s (see bench/RESULTS.md).
+ * code, processes run at half their speed or less, for a number of cycles rather than
+ * of seconds (bench/RESULTS.md, "How to read them").
  */
 const WARMUP_CYCLES = 1_000;
 /**
  * Nor does a warm-up last longer than this: a store slow to do its cycles (PostgreSQL, or
- * any store on a slow machine) is measured after it. Thirty-six warm-ups make a full run,
- * and at 30 s they took 10 of its 19 minutes on two slow cores. Eight agents over MCP on
- * faster cores did their 1,000 cycles in 17 s, so 12 s leaves them near the ~600 where
- * they level; on the slow ones they get ~180, and `--warmup-max` gives them longer.
+ * any store on a slow machine) is measured after it. A full run makes thirty-six
+ * warm-ups, so their length is most of its time; this leaves eight agents over MCP on
+ * two cores near the cycles where their speed levels, and `--warmup-max` gives slower
+ * machines longer.
  */
 const WARMUP_MAX_SEC = 12;
 

@@ -9,7 +9,7 @@ import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcont
  * `structuredContent`). It leaves out what the SDK's `Client` adds on top: checking every
  * message and every answer against the protocol's schemas. That work is the client's,
  * not the server's, and on the benchmark's two cores it was taken from the servers
- * under measurement (RESULTS.md has the two side by side).
+ * under measurement (bench/JOURNAL.md has the two side by side).
  */
 export class StdioClient {
   private nextId = 0;

@@ -9,9 +9,8 @@ import { crc32 } from 'node:zlib';
 /*
  * The `baton` bin (dist/cli.js): runs the CLI bundle beside it (dist/baton.js) from a V8
  * code cache, so that every process, `baton serve` above all, starts without compiling
- * 1.4 MB of JavaScript: reading, compiling and loading its modules took 165–172 ms, and
- * takes 103–105 with the cache; a server spawned at 10k issues answered tools/list ~50 ms
- * sooner (measured on an hour when bare Node took 90–140 ms to start; RESULTS.md).
+ * the whole bundle: compiling was a large part of a new server's time to its first
+ * answer (bench/JOURNAL.md).
  *
  * The cache is made once the bundle's modules have loaded, so it holds their code too,
  * and before `main` runs the command: `baton serve` changes V8's flags as it starts
@@ -32,7 +31,7 @@ if (typeof crc32 !== 'function') {
 const bundle = join(__dirname, 'baton.js');
 const cacheDir = join(__dirname, '.cache');
 
-// Hashed as bytes: hashing the decoded string costs three times as long (2.8 against 0.9 ms).
+// Hashed as bytes: hashing the decoded string costs about three times as long.
 const bytes = readFileSync(bundle);
 const version = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
 const source = bytes.toString('utf8');

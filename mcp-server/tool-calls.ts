@@ -11,9 +11,9 @@ import type { ListedTool } from './tool.js';
  * and its answer against the result schema and the tool's output schema, inside a
  * promise chain with an abort controller per request. A Baton tool needs none of it: it
  * checks its own input and builds its answer to its output schema, which the tests check
- * with the SDK's client against the schema as tools/list publishes it. With eight agents
- * at 10k issues (quick benchmark runs, two rounds taking turns with the SDK's way) the
- * servers spent 1.35–1.40 ms of CPU per operation instead of 1.47–1.54.
+ * with the SDK's client against the schema as tools/list publishes it. Skipping that
+ * work saves a busy server CPU on every call (docs/architecture.md lists this bypass;
+ * bench/JOURNAL.md has the measurement).
  *
  * What the SDK does with a call is kept: a tool that throws answers `isError` with the
  * message, and a call cancelled by the client (`notifications/cancelled`) gets no answer.

@@ -31,7 +31,7 @@ export function listTools(tools: readonly ListedTool[]): Tool[] {
 
 /**
  * Answers tools/list with the listing of `tools`. Rendering the 36 schemas as JSON Schema
- * cost a new server ~30 ms before its first answer, so the bundle carries the listing
+ * would delay a new server's first answer, so the bundle carries the listing
  * already rendered; a server run from the sources renders it once, when first asked.
  */
 export function answerToolsList(server: McpServer, tools: readonly ListedTool[]): void {

@@ -13,11 +13,10 @@ export interface ServerCommand {
 /**
  * What every launch of `baton serve` sets in its environment. glibc gives threads that
  * allocate at the same moment malloc arenas of their own and never gives them back: V8's
- * compiler threads left ~6–10 MB in theirs in every server, which one arena reuses. Eight
- * servers at 10k issues through 300 work cycles each, three rounds taking turns: peak per
- * server median 94.3–95.7 → 88.6–88.7 MB, largest 98.3–99.2 → 90.3–94.1, with as many
- * claims a second. Only the process's start reads it, so it has to come from whoever
- * launches the server; other C libraries ignore it.
+ * compiler threads leave memory in theirs in every server, which one arena reuses, so each
+ * server's peak is lower at the same speed (bench/JOURNAL.md, Other findings). Only the
+ * process's start reads it, so it has to come from whoever launches the server; other C
+ * libraries ignore it.
  */
 export const SERVER_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '1' };
 

@@ -34,9 +34,9 @@ const DETAIL_LIMIT = 100;
 const RETRY_MS = 5000;
 /**
  * While the store keeps changing, the issue lists are read again at most this often;
- * claims are read at every change. Reading every list takes tens of milliseconds at 10k
- * issues, and with agents at work the store changes at every poll. With the model's
- * poll every 250 ms, the lists still follow other processes within a second.
+ * claims are read at every change. Reading every list is costly on a large database,
+ * and with agents at work the store changes at every poll; read at most this often, the
+ * lists still follow other processes within a second.
  */
 const LISTS_MAX_AGE_MS = 750;
 

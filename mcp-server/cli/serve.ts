@@ -12,8 +12,8 @@ export function registerServeCommand(program: Command, deps: CliDeps): void {
     .description('start the stdio MCP server of one session; it stops when stdin closes, or on SIGINT or SIGTERM')
     .option('--db <path>', 'database file (default: <git common dir>/baton/baton.db; BATON_DB)')
     .action(async (options: { db?: string }) => {
-      // The store opens 200 ms after the handshake, so without Liftoff a tool call sent at
-      // once waits for SQLite's compile: p50 0.65 s instead of 0.25 s.
+      // The store opens shortly after the handshake; without Liftoff a tool call sent at once
+      // waits longer for SQLite's compile, the price of a server's lower memory (long-lived.ts).
       tuneForALongLivedProcess();
       try {
         const running = await startServer({ db: options.db, cwd: deps.cwd, env: deps.env });

@@ -24,7 +24,7 @@ export function forwardWrites(baton: Baton, deps: { tokens: SessionTokens; store
     const local = baton[op] as (...a: unknown[]) => Promise<Result<unknown>>;
     if (!link) return local.apply(baton, args);
     // randomUUID draws on a pool of entropy it refills now and then; randomBytes would
-    // make a system call for every write (5 µs here, more on a loaded machine).
+    // make a system call for every write, which a loaded machine makes dearer.
     const tag = { id: randomUUID().replaceAll('-', ''), key, confirmed };
     confirmed = [];
     const request: Omit<WriteRequest, 'seq'> = { op, args, caller: baton.caller, config: baton.config, tokens: tokens.entries(), tag };

@@ -22,8 +22,8 @@ export function unseal(key: Buffer, bytes: Buffer): unknown {
 
 /**
  * Fresh random 12-byte IVs, drawn from a buffer refilled now and then: each call of
- * `randomBytes` makes a system call (2 µs here, on the path of every forwarded write),
- * whatever its size. An IV only needs to be unique under its key, which random ones are.
+ * `randomBytes` makes a system call, whatever its size, and this is on the path of every
+ * forwarded write. An IV only needs to be unique under its key, which random ones are.
  */
 class IvPool {
   private bytes = Buffer.alloc(0);

@@ -87,9 +87,9 @@ const THREE_DIGITS = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3
 
 /**
  * `new Date(ms).toISOString()`, formatted without a Date for the years 1970 to 9999:
- * every answer carries several timestamps per issue or lease, and Node 20's Date took
- * ~0.8 µs for each, a fifth of a 20-claim `list_claims`, where this takes ~0.25. Any
- * other value goes to Date (and one Date cannot hold throws its RangeError).
+ * every answer carries several timestamps per issue or lease, and building a Date for
+ * each was a large share of a `list_claims`; this takes a fraction of that. Any other
+ * value goes to Date (and one Date cannot hold throws its RangeError).
  */
 export function iso(ms: number): string {
   if (!Number.isInteger(ms) || ms < 0 || ms > LAST_FOUR_DIGIT_MS) return new Date(ms).toISOString();
@@ -141,7 +141,7 @@ export function placeholders(n: number): string {
 /**
  * `LIMIT n`, with n written into the statement rather than bound. SQLite plans with the
  * value of a bound LIMIT, so binding one makes the statement compile again each time:
- * on sql.js that made dispatch, which asks for one row, take 170 µs instead of 35.
+ * on sql.js that made dispatch, which asks for one row, several times slower.
  */
 export function limitTo(n: number): string {
   if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`a LIMIT must be a whole number, not ${n}`);

@@ -35,9 +35,8 @@ export interface LoadedDatabase {
  * syncs (into sql.js's in-memory file system) are pure cost: the journal is kept in
  * memory, which still lets a transaction roll back. No other connection ever opens the
  * in-memory file, so the connection keeps its lock: otherwise SQLite releases it after
- * every transaction and, taking it again, checks the file and throws its page cache away
- * (looking an issue up by key took 62 µs as the first statement of a write, 17 µs in a
- * loop).
+ * every transaction and, taking it again, checks the file and throws its page cache away,
+ * which made the first statement of every write several times slower than the next.
  */
 export function configureConnection(db: SqlJsDatabase): void {
   db.exec('PRAGMA foreign_keys = ON; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY; PRAGMA locking_mode = EXCLUSIVE');

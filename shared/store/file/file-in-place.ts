@@ -15,8 +15,8 @@ export interface StateRow {
 /**
  * The database file's bytes as a view of `array`, the array it was opened in (see
  * `DatabaseImage`), when that array still is the file: then a new snapshot is written
- * without first copying the whole database (sql.js's `export()` makes one full copy:
- * +13 MB at 10k issues, +56 MB at 50k, at the moment the writer's memory peaks).
+ * without first copying the whole database (sql.js's `export()` makes one full copy, as
+ * large as the database, at the moment the writer's memory peaks).
  * Undefined when it may not be.
  *
  * sql.js keeps the file in one array, and replaces that array when the file outgrows

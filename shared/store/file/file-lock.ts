@@ -106,8 +106,8 @@ export class FileLock {
           if (woke === 'timeout' && this.breakIfStale()) continue;
         } else if (woke === 'timeout') {
           // Only a poll that timed out suggests a dead waiter ahead: a live queue moves by
-          // events. Checking the pid of every waiter ahead at each of them cost eight
-          // processes writing at once ~7% of their CPU per write. When one was dead, look
+          // events. Checking the pid of every waiter ahead at each of them cost processes
+          // writing at once a noticeable share of their CPU per write. When one was dead, look
           // again at once, still as after a timeout: it may have been the holder, whose
           // owner file is then judged too.
           if (this.dropStaleAhead(queue.slice(0, position))) continue;

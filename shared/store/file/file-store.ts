@@ -157,9 +157,9 @@ export class FileStore implements Store {
    * read: so a process turns it off while it is busy, and it is on only for a copy read
    * within the last `FOLLOW_IF_READ_WITHIN_MS`. A server whose agent only writes sends
    * its writes to the server writing for all and never reads its own copy; following
-   * would make it replay every record for nothing. Measured with eight agents that only
-   * write, servers following whenever idle for 2 ms lost a third of the throughput. A
-   * process that others write through makes their writes itself and never follows.
+   * would make it replay every record for nothing, and with agents that only write,
+   * servers following whenever idle lost much of their throughput to it. A process that
+   * others write through makes their writes itself and never follows.
    */
   follow(on: boolean): void {
     this.followWanted = on && this.followable;

@@ -12,8 +12,8 @@ import type { LogFile } from './log-file.js';
  * process writing through it, flushes at once, synchronously: handing the flush to
  * another thread would only add latency. Otherwise the flush runs on libuv's thread
  * pool, and the writes queued or arriving meanwhile take the lock and then share the
- * next flush; measured, that is what lets one process holding many sessions, or writing
- * for the other servers, write at the speed of its CPU rather than of the disk.
+ * next flush: that is what lets one process holding many sessions, or writing for the
+ * other servers, write at the speed of its CPU rather than of the disk.
  */
 export class GroupFlush {
   /** The flush under way. It never rejects: its callers see the error. */

@@ -18,8 +18,8 @@ const MAX_RELOADS = 3;
 /**
  * Bytes of log read and replayed at a time. A copy far behind (a process opening a log
  * near the compaction threshold, or one that has not read for a while) would otherwise
- * hold the whole stretch, decoded, at once: a server opening a 10k database with a 7.4
- * MB log peaked at 98-101 MB that way, and at 90-92 MB reading 1 MiB at a time.
+ * hold the whole stretch, decoded, at once, and a server opening a database with a log
+ * near the threshold would reach its highest memory doing so.
  */
 const CATCH_UP_BYTES = 1 << 20;
 

@@ -42,9 +42,8 @@ const MAX_ROOM_BYTES = 256 * 1024 * 1024;
  * collection, so each growth leaves the process holding the database twice for a while.
  * A file opened from an image (`openImage`) starts in the image's array: no copy when it
  * opens, and none until the room is used up. The room costs address space only,
- * since pages the file has not reached are never touched. (Eight servers through 1,000
- * work cycles each at 10k issues: typical peak 115–116 MB with sql.js's own array,
- * 106–107 MB in an image's.)
+ * since pages the file has not reached are never touched, and it lowers a server's
+ * memory peak: the database is no longer held twice each time it grows.
  */
 export class DatabaseImage {
   readonly array: Uint8Array<ArrayBuffer>;
@@ -72,8 +71,8 @@ export function openImage(sqlJs: SqlJs, image: DatabaseImage): SqlJsDatabase {
   return new sqlJs.Database(data);
 }
 
-// One WebAssembly instance serves every store of the process: compiling it costs about
-// 100 ms and its memory is the bulk of a store's footprint. This and the hook below are
+// One WebAssembly instance serves every store of the process: compiling it takes time
+// and its memory is the bulk of a store's footprint. This and the hook below are
 // the store's only module state, on purpose.
 let loading: Promise<SqlJs> | undefined;
 let aroundCompile: (() => () => void) | undefined;
@@ -122,7 +121,7 @@ async function initialise(): Promise<SqlJs> {
 /**
  * Runs a few statements on a throwaway database so that V8 compiles SQLite's engine now,
  * before any store loads its database: compiling SQLite's virtual machine takes memory
- * for a moment (with Liftoff off, as `baton serve` runs, ~0.5 s; see long-lived.ts), and
+ * for a moment (longer with Liftoff off, as `baton serve` runs; see long-lived.ts), and
  * done later it would add to the database's own copies. The first real query would pay
  * the same compilation, so this costs nothing extra.
  */

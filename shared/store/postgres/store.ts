@@ -73,8 +73,8 @@ export class PostgresStore implements Store {
 
   /**
    * Until autovacuum gets to a freshly filled table, PostgreSQL plans as if it were empty:
-   * after 50k issues were loaded, dispatch joined every `blocks` relation, 41 ms a claim
-   * instead of 0.07 ms once analysed. Only the tables dispatch plans over: the database
+   * after a large import, dispatch joined every `blocks` relation, hundreds of times
+   * slower than once analysed. Only the tables dispatch plans over: the database
    * may hold other applications' tables too.
    */
   async analyze(): Promise<void> {
