@@ -1,0 +1,68 @@
+import type { DefaultBranch } from './default-branch.js';
+import { gitMessage, runGit } from './git-run.js';
+
+/** What is in a worktree that no commit holds. */
+export interface Changes {
+  /** Paths changed or staged but not committed (conflicts included). */
+  uncommitted: string[];
+  /** Paths git does not track and does not ignore. */
+  untracked: string[];
+}
+
+/**
+ * `git status` of a worktree, ignored files aside (they are build output and caches,
+ * which `git worktree remove` removes too), or an error message when git cannot read it.
+ */
+export async function readChanges(worktree: string): Promise<Changes | { error: string }> {
+  const out = await runGit(worktree, ['status', '--porcelain=v1', '--untracked-files=normal', '--ignore-submodules=none', '-z']);
+  if (out.code !== 0) return { error: gitMessage(out) };
+  return parseChanges(out.stdout);
+}
+
+/** Parses `git status --porcelain=v1 -z`: `XY path`, a rename or copy followed by its source path. */
+export function parseChanges(out: string): Changes {
+  const changes: Changes = { uncommitted: [], untracked: [] };
+  const fields = out.split('\0');
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i];
+    if (field.length < 4) continue;
+    const xy = field.slice(0, 2);
+    const path = field.slice(3);
+    if (xy === '??') changes.untracked.push(path);
+    else if (xy !== '!!') changes.uncommitted.push(path);
+    if (xy[0] === 'R' || xy[0] === 'C') i++;
+  }
+  return changes;
+}
+
+/**
+ * Whether `commit` is reachable from one of the default branch's refs (`git merge-base
+ * --is-ancestor`), or an error message when git cannot tell.
+ */
+export async function isMerged(repo: string, commit: string, into: DefaultBranch): Promise<boolean | { error: string }> {
+  for (const ref of into.refs) {
+    const out = await runGit(repo, ['merge-base', '--is-ancestor', commit, ref]);
+    if (out.code === 0) return true;
+    if (out.code !== 1) return { error: gitMessage(out) };
+  }
+  return false;
+}
+
+/** Where a branch is pushed, and how many of its commits are not there yet. */
+export interface Upstream {
+  /** `origin/baton/bat-3-login`. */
+  name: string;
+  /** Commits of the branch its upstream lacks (`git rev-list --count upstream..branch`). */
+  unpushed: number;
+}
+
+/** The branch's upstream, or null when it has none (never pushed with `-u`, or deleted on the remote). */
+export async function readUpstream(repo: string, branch: string): Promise<Upstream | null> {
+  const ref = await runGit(repo, ['rev-parse', '--abbrev-ref', '--symbolic-full-name', `refs/heads/${branch}@{upstream}`]);
+  const name = ref.code === 0 ? ref.stdout.trim() : '';
+  if (!name) return null;
+  const count = await runGit(repo, ['rev-list', '--count', `${name}..refs/heads/${branch}`]);
+  // An upstream configured but never fetched cannot be compared: as good as none.
+  if (count.code !== 0) return null;
+  return { name, unpushed: Number(count.stdout.trim()) };
+}
