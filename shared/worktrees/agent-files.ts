@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CLIENT_CONFIG_FILES } from '../client-config.js';
 import { CONFIG_FILE } from '../config.js';
@@ -30,4 +30,21 @@ export async function copyAgentFiles(source: string, target: string): Promise<st
     copied.push(file);
   }
   return copied;
+}
+
+/**
+ * The paths of `untracked` (in `worktree`) that are agent files holding exactly what the
+ * main worktree's copy holds: copies `copyAgentFiles` made that nobody changed since.
+ */
+export function unchangedAgentCopies(mainWorktree: string, worktree: string, untracked: readonly string[]): string[] {
+  const names = new Set<string>(AGENT_FILES);
+  return untracked.filter((path) => names.has(path) && sameBytes(join(mainWorktree, path), join(worktree, path)));
+}
+
+function sameBytes(a: string, b: string): boolean {
+  try {
+    return readFileSync(a).equals(readFileSync(b));
+  } catch {
+    return false;
+  }
 }

@@ -5,23 +5,31 @@ import { gitMessage, runGit } from './git-run.js';
 export interface Changes {
   /** Paths changed or staged but not committed (conflicts included). */
   uncommitted: string[];
-  /** Paths git does not track and does not ignore. */
+  /** Paths git does not track and does not ignore, agent copies aside. */
   untracked: string[];
+  /**
+   * Untracked copies of the agent files `baton worktree new` copied in, still the same as
+   * the main worktree's: nothing to lose, so they do not keep a worktree (tidy deletes them
+   * right before `git worktree remove`, which would refuse them).
+   */
+  agentCopies: string[];
 }
 
 /**
  * `git status` of a worktree, ignored files aside (they are build output and caches,
  * which `git worktree remove` removes too), or an error message when git cannot read it.
+ * Untracked files are listed one by one (`all`, not `normal`), so that an agent copy in
+ * an untracked folder (`.vscode/mcp.json`) is told apart from work beside it.
  */
 export async function readChanges(worktree: string): Promise<Changes | { error: string }> {
-  const out = await runGit(worktree, ['status', '--porcelain=v1', '--untracked-files=normal', '--ignore-submodules=none', '-z']);
+  const out = await runGit(worktree, ['status', '--porcelain=v1', '--untracked-files=all', '--ignore-submodules=none', '-z']);
   if (out.code !== 0) return { error: gitMessage(out) };
   return parseChanges(out.stdout);
 }
 
 /** Parses `git status --porcelain=v1 -z`: `XY path`, a rename or copy followed by its source path. */
 export function parseChanges(out: string): Changes {
-  const changes: Changes = { uncommitted: [], untracked: [] };
+  const changes: Changes = { uncommitted: [], untracked: [], agentCopies: [] };
   const fields = out.split('\0');
   for (let i = 0; i < fields.length; i++) {
     const field = fields[i];

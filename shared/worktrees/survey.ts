@@ -2,6 +2,7 @@ import type { Baton } from '../baton.js';
 import { fail, ok, type Result } from '../result.js';
 import { isSessionAlive } from '../sessions.js';
 import type { ClaimView, SessionRecord, Status } from '../types.js';
+import { unchangedAgentCopies } from './agent-files.js';
 import { type DefaultBranch, defaultBranch } from './default-branch.js';
 import { isMerged, readChanges, readUpstream } from './git-facts.js';
 import type { WorktreeView } from './worktree-view.js';
@@ -91,7 +92,11 @@ async function viewOf(
   if (entry.prunable !== null || entry.bare) return view;
   const changes = await readChanges(entry.path);
   if ('error' in changes) view.changesError = changes.error;
-  else view.changes = changes;
+  else if (entry.main) view.changes = changes;
+  else {
+    const copies = unchangedAgentCopies(repo, entry.path, changes.untracked);
+    view.changes = { ...changes, untracked: changes.untracked.filter((path) => !copies.includes(path)), agentCopies: copies };
+  }
   if (entry.head !== null && main !== null) {
     const merged = await isMerged(repo, entry.head, main);
     if (typeof merged === 'boolean') view.merged = merged;

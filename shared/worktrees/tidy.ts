@@ -1,3 +1,5 @@
+import { copyFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { ok, type Result } from '../result.js';
 import { gitMessage, runGit } from './git-run.js';
 import { type KeepReason, keepReasons } from './keep-reasons.js';
@@ -89,8 +91,10 @@ export async function applyTidy(plan: TidyPlan, baton: WorktreeReads, here: stri
       outcome.kept.push({ path: view.path, branch: view.branch, reasons });
       continue;
     }
+    const copies = setAside(plan.repo, view.path, view.changes?.agentCopies ?? []);
     const removed = await runGit(plan.repo, ['worktree', 'remove', view.path]);
     if (removed.code !== 0) {
+      copies.restore();
       outcome.kept.push({ path: view.path, branch: view.branch, reasons: [{ code: 'refused', message: `git worktree remove refused: ${gitMessage(removed)}` }] });
       continue;
     }
@@ -102,6 +106,19 @@ export async function applyTidy(plan: TidyPlan, baton: WorktreeReads, here: stri
     outcome.pruned = plan.prune.map((view) => view.path).filter((path) => !left.has(path));
   }
   return ok(outcome);
+}
+
+/**
+ * Deletes the unchanged agent copies of a worktree about to be removed (`git worktree
+ * remove` refuses untracked files), with a way to put them back if git refuses anyway.
+ */
+function setAside(repo: string, worktree: string, copies: string[]): { restore(): void } {
+  for (const path of copies) rmSync(join(worktree, path), { force: true });
+  return {
+    restore: () => {
+      for (const path of copies) copyFileSync(join(repo, path), join(worktree, path));
+    },
+  };
 }
 
 /** What happens to a removed worktree's branch. */
