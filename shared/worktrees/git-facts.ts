@@ -66,8 +66,12 @@ export interface Upstream {
 
 /** The branch's upstream, or null when it has none (never pushed with `-u`, or deleted on the remote). */
 export async function readUpstream(repo: string, branch: string): Promise<Upstream | null> {
-  const ref = await runGit(repo, ['rev-parse', '--abbrev-ref', '--symbolic-full-name', `refs/heads/${branch}@{upstream}`]);
-  const name = ref.code === 0 ? ref.stdout.trim() : '';
+  // `<branch>@{upstream}` takes a short name only; a branch named like a tag or a remote
+  // would be ambiguous, which for-each-ref's `upstream` field is not.
+  const ref = await runGit(repo, ['for-each-ref', '--format=%(refname)%00%(upstream:short)', `refs/heads/${branch}`]);
+  // The pattern matches `refs/heads/<branch>/…` too: only the exact ref counts.
+  const line = ref.code === 0 ? ref.stdout.split('\n').find((l) => l.startsWith(`refs/heads/${branch}\0`)) : undefined;
+  const name = line?.split('\0')[1]?.trim() ?? '';
   if (!name) return null;
   const count = await runGit(repo, ['rev-list', '--count', `${name}..refs/heads/${branch}`]);
   // An upstream configured but never fetched cannot be compared: as good as none.
