@@ -67,6 +67,22 @@ describe('baton worktree new', () => {
     expect((await runCli(['worktree', 'new', '../escape'], { cwd: repo.main })).status).toBe(1);
   });
 
+  it.each(['new', 'ls', 'tidy'])('answers --help on worktree %s with exit 0, and takes --json and --db', async (sub) => {
+    const run = await runCli(['worktree', sub, '--help'], { cwd: repo.main });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain(`Usage: baton worktree ${sub}`);
+    expect(run.stdout).toContain('--json');
+    expect(run.stdout).toContain('--db <path>');
+  });
+
+  it('exits 2 without a subcommand, and 1 with NOT_FOUND for an issue that does not exist', async () => {
+    expect((await runCli(['worktree'], { cwd: repo.main })).status).toBe(2);
+    const missing = await runCli(['worktree', 'new', '--issue', 'BAT-99', '--json'], { cwd: repo.main });
+    expect(missing.status).toBe(1);
+    expect(missing.json().error.code).toBe('NOT_FOUND');
+    expect(existsSync(join(repo.dir, 'main-worktrees', 'bat-99'))).toBe(false);
+  });
+
   it('puts worktrees where .baton.json says, relative to the main worktree', async () => {
     const other = makeRepo({ batonJson: { worktreeRoot: '../agents' } });
     try {
@@ -162,6 +178,10 @@ describe('baton worktree tidy', () => {
     expect(snapshot()).toEqual(before);
     const text = await runCli(['worktree', 'tidy', '--dry-run'], { cwd: repo.main });
     expect(text.stdout).toContain(`would remove${path.merged}`);
+    // Each kept worktree on a line, each of its reasons on a line under it.
+    const lines = text.stdout.split('\n');
+    const at = lines.findIndex((line) => line.startsWith('kept') && line.includes(path.locked));
+    expect(lines[at + 1]).toMatch(/^\s+locked: it is locked \(on a USB disk\)/);
     expect(snapshot()).toEqual(before);
   });
 
