@@ -5,7 +5,7 @@ import { branchFor } from '../rules/branch.js';
 import { copyAgentFiles } from './agent-files.js';
 import { defaultBranch } from './default-branch.js';
 import { gitMessage, runGit } from './git-run.js';
-import { listWorktrees, WorktreeGitError, type WorktreeEntry } from './worktree-list.js';
+import { listWorktrees, type WorktreeEntry } from './worktree-list.js';
 import { badWorktreeName, worktreeRoot } from './worktree-root.js';
 
 export interface NewWorktreeInput {
@@ -37,15 +37,10 @@ export interface NewWorktree {
  * agent starts; `base` is then refused rather than ignored.
  */
 export async function createWorktree(input: NewWorktreeInput): Promise<Result<NewWorktree>> {
-  let entries: WorktreeEntry[];
-  try {
-    entries = await listWorktrees(input.cwd);
-  } catch (error) {
-    if (error instanceof WorktreeGitError) return fail('INVALID_INPUT', `${input.cwd} is not in a git repository: ${error.message}`, { cwd: input.cwd });
-    throw error;
-  }
+  const listed = await listWorktrees(input.cwd);
+  if (!listed.ok) return listed;
+  const entries = listed.value;
   const main = entries[0];
-  if (!main) return fail('INVALID_INPUT', `${input.cwd} is not in a git repository`, { cwd: input.cwd });
   const root = worktreeRoot(main.path, input.root);
   const name = input.name ?? (input.issue ? input.issue.key.toLowerCase() : await freeName(main.path, root, entries));
   const bad = badWorktreeName(name);

@@ -1,3 +1,4 @@
+import { sep } from 'node:path';
 import type { WorktreeView } from './worktree-view.js';
 
 /** Why tidy keeps a worktree: one code per rule of docs/protocol.md "Worktrees". */
@@ -42,7 +43,7 @@ export function keepReasons(view: WorktreeView, context: KeepContext): KeepReaso
   if (view.main) keep('main', 'it is the main worktree');
   if (view.bare) keep('bare', 'it is the bare repository');
   if (view.locked !== null) keep('locked', `it is locked${view.locked ? ` (${view.locked})` : ''}; \`git worktree unlock\` first`);
-  if (context.here !== null && (context.here === view.path || context.here.startsWith(`${view.path}/`))) keep('current', 'this command runs in it');
+  if (context.here !== null && (context.here === view.path || context.here.startsWith(`${view.path}${sep}`))) keep('current', 'this command runs in it');
   for (const lease of view.leases) {
     keep('lease', `live lease on ${lease.key} held by ${lease.agent}, ${duration(lease.secondsLeft)} left, last renewed ${lease.lastRenewedAt}`);
   }

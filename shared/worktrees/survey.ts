@@ -1,12 +1,12 @@
 import type { Baton } from '../baton.js';
-import { fail, ok, type Result } from '../result.js';
+import { ok, type Result } from '../result.js';
 import { isSessionAlive } from '../sessions.js';
 import type { ClaimView, SessionRecord, Status } from '../types.js';
 import { unchangedAgentCopies } from './agent-files.js';
 import { type DefaultBranch, defaultBranch } from './default-branch.js';
 import { isMerged, readChanges, readUpstream } from './git-facts.js';
 import type { WorktreeView } from './worktree-view.js';
-import { listWorktrees, realPath, type WorktreeEntry, WorktreeGitError } from './worktree-list.js';
+import { listWorktrees, realPath, type WorktreeEntry } from './worktree-list.js';
 
 /** The reads of the database that worktree commands make: live leases, sessions, issue statuses. */
 export type WorktreeReads = Pick<Baton, 'listClaims' | 'listSessions' | 'issueStatuses'>;
@@ -31,15 +31,10 @@ export function issueKeyOfBranch(branch: string | null): string | null {
  * `only` limits the git reads to one worktree (tidy's check right before removing it).
  */
 export async function surveyWorktrees(cwd: string, baton: WorktreeReads, only?: string): Promise<Result<Survey>> {
-  let entries: WorktreeEntry[];
-  try {
-    entries = await listWorktrees(cwd);
-  } catch (error) {
-    if (error instanceof WorktreeGitError) return fail('INVALID_INPUT', `${cwd} is not in a git repository with worktrees: ${error.message}`, { cwd });
-    throw error;
-  }
-  const repo = entries[0]?.path;
-  if (!repo) return fail('INVALID_INPUT', `${cwd} is not in a git repository`, { cwd });
+  const listed = await listWorktrees(cwd);
+  if (!listed.ok) return listed;
+  const entries = listed.value;
+  const repo = entries[0].path;
   const [claims, sessions] = [await baton.listClaims(), await baton.listSessions()];
   if (!claims.ok) return claims;
   if (!sessions.ok) return sessions;

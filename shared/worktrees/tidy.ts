@@ -102,7 +102,8 @@ export async function applyTidy(plan: TidyPlan, baton: WorktreeReads, here: stri
   }
   if (plan.prune.length) {
     const pruned = await runGit(plan.repo, ['worktree', 'prune']);
-    const left = new Set(pruned.code === 0 ? (await listWorktrees(plan.repo)).map((entry) => entry.path) : plan.prune.map((view) => view.path));
+    const after = pruned.code === 0 ? await listWorktrees(plan.repo) : null;
+    const left = new Set(after?.ok ? after.value.map((entry) => entry.path) : plan.prune.map((view) => view.path));
     outcome.pruned = plan.prune.map((view) => view.path).filter((path) => !left.has(path));
   }
   return ok(outcome);

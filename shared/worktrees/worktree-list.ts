@@ -1,5 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { fail, ok, type Result } from '../result.js';
 import { runGit, gitMessage } from './git-run.js';
 
 /** One entry of `git worktree list --porcelain`. */
@@ -19,11 +20,16 @@ export interface WorktreeEntry {
   prunable: string | null;
 }
 
-/** Every worktree of the repository around `cwd`, main first, as git lists them. */
-export async function listWorktrees(cwd: string): Promise<WorktreeEntry[]> {
+/**
+ * Every worktree of the repository around `cwd`, main first, as git lists them;
+ * `INVALID_INPUT` outside a git repository (or where git cannot list them).
+ */
+export async function listWorktrees(cwd: string): Promise<Result<WorktreeEntry[]>> {
   const out = await runGit(cwd, ['worktree', 'list', '--porcelain', '-z']);
-  if (out.code !== 0) throw new WorktreeGitError(`git worktree list: ${gitMessage(out)}`);
-  return parseWorktreeList(out.stdout);
+  if (out.code !== 0) return fail('INVALID_INPUT', `${cwd} is not in a git repository (git worktree list: ${gitMessage(out)})`, { cwd });
+  const entries = parseWorktreeList(out.stdout);
+  if (entries.length === 0) return fail('INVALID_INPUT', `${cwd} is not in a git repository`, { cwd });
+  return ok(entries);
 }
 
 /** Parses `git worktree list --porcelain -z`: attributes end in NUL, entries in an empty attribute. */
@@ -58,9 +64,4 @@ export function realPath(path: string): string {
   } catch {
     return resolve(path);
   }
-}
-
-/** git could not list or read the repository's worktrees at all. */
-export class WorktreeGitError extends Error {
-  override readonly name = 'WorktreeGitError';
 }
