@@ -22,7 +22,9 @@ export interface Changes {
  * an untracked folder (`.vscode/mcp.json`) is told apart from work beside it.
  */
 export async function readChanges(worktree: string): Promise<Changes | { error: string }> {
-  const out = await runGit(worktree, ['status', '--porcelain=v1', '--untracked-files=all', '--ignore-submodules=none', '-z']);
+  // --no-optional-locks: status would otherwise refresh the index under its lock, and an
+  // agent's own `git commit` at that moment would fail on the lock file.
+  const out = await runGit(worktree, ['--no-optional-locks', 'status', '--porcelain=v1', '--untracked-files=all', '--ignore-submodules=none', '-z']);
   if (out.code !== 0) return { error: gitMessage(out) };
   return parseChanges(out.stdout);
 }
