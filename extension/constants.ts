@@ -10,6 +10,8 @@ export const COMMANDS = {
   configureAgents: 'baton.configureAgents',
   showActivity: 'baton.showActivity',
   showLog: 'baton.showLog',
+  openWorktree: 'baton.openWorktree',
+  tidyWorktrees: 'baton.tidyWorktrees',
 } as const;
 
 export const VIEWS = {

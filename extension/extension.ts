@@ -49,7 +49,7 @@ function wire(context: vscode.ExtensionContext) {
   subs.push(every(1000, () => (tree.tick(), statusBar.render())));
   if (mcp) subs.push(mcp);
   else if (cwd) subs.push(startFallbackServer({ launch: launch(), cwd, log }));
-  registerCommands(context, { source, model, renewer, log, settings: () => settings.current, serverLaunch: launch, mcpRegistered: mcp !== null });
+  registerCommands(context, { source, model, folder: cwd, renewer, log, settings: () => settings.current, serverLaunch: launch, mcpRegistered: mcp !== null });
 
   subs.push(
     view.onDidChangeVisibility(({ visible }) => {

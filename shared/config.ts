@@ -8,10 +8,15 @@ export interface BatonConfig {
   prefix: string;
   leaseSeconds: number;
   requireReview: boolean;
+  /**
+   * Where `baton worktree new` makes worktrees, as written in `.baton.json` (relative to the
+   * main worktree's top level, or absolute); null for the default, `../<repo>-worktrees`.
+   */
+  worktreeRoot: string | null;
 }
 
 export const CONFIG_FILE = '.baton.json';
-export const DEFAULTS: BatonConfig = { prefix: 'BAT', leaseSeconds: DEFAULT_LEASE_SECONDS, requireReview: false };
+export const DEFAULTS: BatonConfig = { prefix: 'BAT', leaseSeconds: DEFAULT_LEASE_SECONDS, requireReview: false, worktreeRoot: null };
 
 type Source = { kind: 'file'; file: string; field: keyof BatonConfig } | { kind: 'env'; setting: string };
 
@@ -40,6 +45,13 @@ function checkFlag(value: unknown, source: Source): Result<boolean> {
   if (typeof value === 'boolean') return ok(value);
   if (source.kind === 'env' && typeof value === 'string' && /^(1|0|true|false)$/i.test(value)) return ok(/^(1|true)$/i.test(value));
   return invalid(source, `must be true or false, not ${JSON.stringify(value)}`);
+}
+
+function checkPath(value: unknown, source: Source): Result<string> {
+  if (typeof value !== 'string' || value.trim() === '' || value.includes('\0')) {
+    return invalid(source, `must be a folder path (relative to the main worktree, or absolute), not ${JSON.stringify(value)}`);
+  }
+  return ok(value);
 }
 
 function readFile(file: string): Result<Partial<Record<keyof BatonConfig, unknown>>> {
@@ -92,6 +104,11 @@ export function loadConfig(options: { repoRoot: string | null; env?: NodeJS.Proc
       const r = checkFlag(values.requireReview, { kind: 'file', file, field: 'requireReview' });
       if (!r.ok) return r;
       config.requireReview = r.value;
+    }
+    if (values.worktreeRoot !== undefined && values.worktreeRoot !== null) {
+      const r = checkPath(values.worktreeRoot, { kind: 'file', file, field: 'worktreeRoot' });
+      if (!r.ok) return r;
+      config.worktreeRoot = r.value;
     }
   }
   if (env.BATON_PREFIX !== undefined) {

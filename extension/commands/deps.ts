@@ -9,6 +9,8 @@ import type { Settings } from '../settings.js';
 export interface CommandDeps {
   source: BatonSource;
   model: ClaimsModel;
+  /** The window's workspace folder, or null for a window without one. */
+  folder: string | null;
   renewer: Renewer;
   log: vscode.LogOutputChannel;
   settings(): Settings;

@@ -4,11 +4,13 @@ import { registerCopyBranch } from './copyBranch.js';
 import { registerCreateIssue } from './createIssue.js';
 import type { CommandDeps } from './deps.js';
 import { registerOpenCheckpoint } from './openCheckpoint.js';
+import { registerOpenWorktree } from './openWorktree.js';
 import { registerRefresh } from './refresh.js';
 import { registerRelease } from './release.js';
 import { registerRenewNow } from './renewNow.js';
 import { registerShowActivity } from './showActivity.js';
 import { registerShowLog } from './showLog.js';
+import { registerTidyWorktrees } from './tidyWorktrees.js';
 
 /** Every command of the extension; each file registers one. */
 export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
@@ -22,6 +24,8 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     registerConfigureAgents,
     registerShowActivity,
     registerShowLog,
+    registerOpenWorktree,
+    registerTidyWorktrees,
   ]) {
     register(context, deps);
   }

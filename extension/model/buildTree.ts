@@ -99,6 +99,9 @@ export function claimNode(claim: ClaimView, snapshot: BatonSnapshot, ctx: TreeCo
   };
 }
 
+/** The worktree detail of a claim whose holder recorded none. */
+export const NO_WORKTREE = 'not recorded';
+
 function claimDetails(claim: ClaimView, snapshot: BatonSnapshot, ctx: TreeContext, keptAliveHere: boolean): DetailNode[] {
   const session = sessionOf(claim, snapshot.sessions);
   const running = session === undefined ? 'process unknown' : ctx.isAlive(session) ? 'running' : 'process gone';
@@ -121,7 +124,7 @@ function claimDetails(claim: ClaimView, snapshot: BatonSnapshot, ctx: TreeContex
   return [
     detail('holder', 'Holder', `${claim.agent} · session ${claim.session} · ${running}`),
     detail('branch', 'Branch', claim.branch),
-    detail('worktree', 'Worktree', claim.worktree ?? 'not recorded'),
+    detail('worktree', 'Worktree', claim.worktree ?? NO_WORKTREE),
     detail('renewer', 'Renewer', `${claim.renewer ?? 'none'}${renewerNote}`),
     detail('lastRenewal', 'Last renewal', `${formatAgo(claim.lastRenewedAt, ctx.now)} · ${formatTime(claim.lastRenewedAt)}`),
     detail('fence', 'Fence', fence === undefined ? 'unknown' : String(fence)),

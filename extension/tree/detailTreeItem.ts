@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { COMMANDS } from '../constants.js';
+import { NO_WORKTREE } from '../model/buildTree.js';
 import type { DetailField, DetailNode } from '../model/treeNodes.js';
 import { tooltip } from './markdown.js';
 
@@ -25,6 +26,10 @@ export class DetailTreeItem extends vscode.TreeItem {
     if (node.field === 'checkpoint' && node.tooltip !== undefined) {
       this.contextValue += ' checkpoint';
       this.command = { command: COMMANDS.openCheckpoint, title: 'Open Checkpoint', arguments: [node.key] };
+    }
+    if (node.field === 'worktree' && node.value !== NO_WORKTREE) {
+      this.contextValue += ' worktree';
+      this.command = { command: COMMANDS.openWorktree, title: 'Open Worktree in New Window', arguments: [node.key] };
     }
   }
 }

@@ -11,6 +11,7 @@ import { forTerminal } from './render.js';
 import { registerServeCommand } from './serve.js';
 import { registerShowCommand } from './show.js';
 import { registerWatchdogCommand } from './watchdog.js';
+import { registerWorktreeCommand } from './worktree.js';
 
 /** The `baton` command line: every command of docs/protocol.md section 7, wired to `deps`. */
 export function buildProgram(deps: CliDeps, version: string): Command {
@@ -36,5 +37,6 @@ export function buildProgram(deps: CliDeps, version: string): Command {
   registerReleaseCommand(program, deps);
   registerWatchdogCommand(program, deps);
   registerDoctorCommand(program, deps);
+  registerWorktreeCommand(program, deps);
   return program;
 }

@@ -13,12 +13,12 @@ function repoWith(config: unknown): string {
 
 describe('settings', () => {
   it('uses the defaults without a file', () => {
-    expect(value(loadConfig({ repoRoot: null, env: {} }))).toEqual({ prefix: 'BAT', leaseSeconds: 1800, requireReview: false });
+    expect(value(loadConfig({ repoRoot: null, env: {} }))).toEqual({ prefix: 'BAT', leaseSeconds: 1800, requireReview: false, worktreeRoot: null });
   });
 
   it('reads .baton.json and lets the environment win over it', () => {
     const dir = repoWith({ prefix: 'web', leaseSeconds: 600, requireReview: true });
-    expect(value(loadConfig({ repoRoot: dir, env: {} }))).toEqual({ prefix: 'WEB', leaseSeconds: 600, requireReview: true });
+    expect(value(loadConfig({ repoRoot: dir, env: {} }))).toEqual({ prefix: 'WEB', leaseSeconds: 600, requireReview: true, worktreeRoot: null });
     expect(value(loadConfig({ repoRoot: dir, env: { BATON_LEASE_SECONDS: '60', BATON_REQUIRE_REVIEW: 'false' } }))).toMatchObject({ leaseSeconds: 60, requireReview: false });
   });
 
@@ -28,12 +28,19 @@ describe('settings', () => {
     [{ leaseSeconds: '60' }, 'leaseSeconds'],
     [{ prefix: 'B-1' }, 'prefix'],
     [{ requireReview: 'yes' }, 'requireReview'],
+    [{ worktreeRoot: '' }, 'worktreeRoot'],
+    [{ worktreeRoot: 3 }, 'worktreeRoot'],
     [{ colour: 'red' }, 'colour'],
   ])('names the file and the field of a bad value: %j', (config, field) => {
     const dir = repoWith(config);
     const error = refusal(loadConfig({ repoRoot: dir, env: {} }));
     expect(error).toMatchObject({ code: 'INVALID_INPUT', file: join(dir, '.baton.json'), field });
     expect(error.message).toContain(field);
+  });
+
+  it('reads worktreeRoot as written, for worktree commands to resolve against the main worktree', () => {
+    const dir = repoWith({ worktreeRoot: '../agents' });
+    expect(value(loadConfig({ repoRoot: dir, env: {} })).worktreeRoot).toBe('../agents');
   });
 
   it('names the file of malformed JSON', () => {
