@@ -1,108 +1,34 @@
-import { systemRandom, type RandomSource } from './clock.js';
-import type { BatonConfig } from './config.js';
-import { StoreUnavailableError } from './errors.js';
-import { readGitState } from './git.js';
 import type * as In from './inputs.js';
 import { LIMITS } from './limits.js';
 import { fail, ok, type Result } from './result.js';
 import { listEvents, recordEvent } from './rules/activity.js';
+import { addCheckpoint } from './rules/checkpoints.js';
+import { listClaims } from './rules/claims.js';
 import { addComment, listComments } from './rules/comments.js';
-import { claimNext, claimResult, readyIssues, rememberRequest, replayRequest, reserveRequest } from './rules/dispatch.js';
-import { finish, judge, releaseByOperator, releaseLease, submit } from './rules/finish.js';
+import { claimNext, claimResult, rememberRequest, replayRequest, reserveRequest } from './rules/dispatch.js';
+import { finish, judge, releaseLease, submit } from './rules/finish.js';
 import { lockRelationGraph } from './rules/graph-lock.js';
-import { findIssue, findIssueById, issueView, loadCheckpoint, loadRelations, lockIssues, statusesOf, summaries, touchIssue } from './rules/issues.js';
-import { anyExpired, authorize, claim, getLease, holderOf, isLive, type LeaseContext, leaseView, renew, SessionTokens, sweepExpired } from './rules/leases.js';
-import { listIssues, recentlyDone } from './rules/listing.js';
+import { findIssue, findIssueById, issueView, loadCheckpoint, loadRelations, lockIssues, touchIssue } from './rules/issues.js';
+import { authorize, claim, getLease, holderOf, isLive, leaseView, renew } from './rules/leases.js';
+import { listIssues } from './rules/listing.js';
 import { changeRelation } from './rules/relations.js';
-import { type CheckpointRow, iso, type IssueRow, type LeaseRow, placeholders, toCheckpoint } from './rules/rows.js';
+import { iso } from './rules/rows.js';
 import { createIssue, updateIssue } from './rules/tracking.js';
-import type { Store, Tx } from './store/store.js';
+import { ServiceOperations } from './service-operations.js';
 import type * as T from './types.js';
 import { check } from './validate.js';
 
-export interface BatonDeps {
-  store: Store;
-  caller: T.Caller;
-  config: BatonConfig;
-  random?: RandomSource;
-  /** Reads HEAD, branch and changed paths of a worktree for checkpoints. */
-  git?: (worktree: string) => Promise<T.GitState | null>;
-  /** The session's plain tokens, when someone else keeps them too (a forwarded write). */
-  tokens?: SessionTokens;
-}
-
-/** Default number of expired leases one sweep clears. */
-export const SWEEP_BATCH = 100;
-
-/** How long ended sessions and remembered request ids are kept for anyone to look at. */
-export const HISTORY_KEPT_MS = 24 * 60 * 60_000;
+export type { BatonDeps } from './session-operations.js';
+export { SWEEP_BATCH } from './service-operations.js';
+export { HISTORY_KEPT_MS } from './rules/sessions.js';
 
 /**
- * Baton's operations for one session: every tool of docs/protocol.md section 5 and what people,
- * renewers and servers need besides. Each validates its input, runs as one transaction of
- * the store and answers a `Result`; a refusal changes nothing.
+ * Baton's operations for one session: every tool of docs/protocol.md section 5, and (from
+ * `ServiceOperations`) what people, renewers and servers need besides. Each validates its
+ * input, runs as one transaction of the store calling the rules of `rules/`, and answers a
+ * `Result`; a refusal changes nothing. The SQL lives in the rules, never here.
  */
-export class Baton {
-  readonly caller: T.Caller;
-  readonly config: BatonConfig;
-  private readonly store: Store;
-  private readonly random: RandomSource;
-  private readonly git: (worktree: string) => Promise<T.GitState | null>;
-  private readonly tokens: SessionTokens;
-
-  constructor(deps: BatonDeps) {
-    this.store = deps.store;
-    this.caller = deps.caller;
-    this.config = deps.config;
-    this.random = deps.random ?? systemRandom;
-    this.git = deps.git ?? readGitState;
-    this.tokens = deps.tokens ?? new SessionTokens();
-  }
-
-  /** HEAD, branch and changed paths of the caller's worktree, as a checkpoint records them; null outside git. */
-  worktreeState(): Promise<T.GitState | null> {
-    return this.caller.worktree ? this.git(this.caller.worktree) : Promise.resolve(null);
-  }
-
-  get leaseSeconds(): number {
-    return this.config.leaseSeconds;
-  }
-
-  private get ctx(): LeaseContext {
-    return { caller: this.caller, leaseMs: this.config.leaseSeconds * 1000, random: this.random, tokens: this.tokens };
-  }
-
-  private async write<R>(fn: (tx: Tx) => Promise<Result<R>>): Promise<Result<R>> {
-    try {
-      return await this.store.write(fn);
-    } catch (error) {
-      return unavailable(error);
-    }
-  }
-
-  private async read<R>(fn: (tx: Tx) => Promise<Result<R>>): Promise<Result<R>> {
-    try {
-      return await this.store.read(fn);
-    } catch (error) {
-      return unavailable(error);
-    }
-  }
-
-  /** Runs `fn` on the issue's row (locked) once the lease check passed. */
-  private withLease<R>(input: In.LeaseInput, fn: (tx: Tx, issue: IssueRow, lease: LeaseRow) => Promise<Result<R>>): Promise<Result<R>> {
-    return this.write(async (tx) => {
-      const found = await findIssue(tx, input.key, true);
-      if (!found.ok) return found;
-      const lease = await authorize(tx, found.value, input.claimToken, this.caller);
-      if (!lease.ok) return lease;
-      return fn(tx, found.value, lease.value);
-    });
-  }
-
-  private async issueAnswer(tx: Tx, id: number): Promise<Result<{ issue: T.Issue }>> {
-    return ok({ issue: await issueView(tx, await findIssueById(tx, id)) });
-  }
-
+export class Baton extends ServiceOperations {
   // Dispatch and leases
 
   async nextIssue(input: In.NextIssueInput): Promise<Result<T.ClaimResult | null>> {
@@ -180,16 +106,10 @@ export class Baton {
     // Read before the transaction: git is slow next to the store, and the lease is checked inside.
     const git = await this.worktreeState();
     return this.withLease(input, async (tx, issue, lease) => {
-      const state = input.state === undefined ? null : JSON.stringify(input.state);
-      const gitText = git === null ? null : JSON.stringify(git);
-      const row = (await tx.get<CheckpointRow>(
-        'INSERT INTO checkpoints (issue_id, note, state, agent, git, at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *',
-        [issue.id, input.note, state, this.caller.agent, gitText, tx.now],
-      ))!;
-      await touchIssue(tx, issue.id, { checkpoint_id: row.id });
+      const checkpoint = await addCheckpoint(tx, issue.id, { note: input.note, state: input.state, agent: this.caller.agent, git });
       const renewed = await renew(tx, lease, this.ctx.leaseMs);
       await recordEvent(tx, issue, 'checkpoint', this.caller.agent, input.note.length > 120 ? `${input.note.slice(0, 117)}...` : input.note);
-      return ok({ lease: leaseView(issue.key, renewed, input.claimToken), checkpoint: toCheckpoint(row) });
+      return ok({ lease: leaseView(issue.key, renewed, input.claimToken), checkpoint });
     });
   }
 
@@ -337,30 +257,7 @@ export class Baton {
   }
 
   async listClaims(): Promise<Result<{ claims: T.ClaimView[] }>> {
-    return this.read(async (tx) => {
-      const rows = await tx.all<LeaseRow & { key: string; title: string; checkpoint_id: number | null }>(
-        `SELECT l.*, i.key, i.title, i.checkpoint_id FROM leases l JOIN issues i ON i.id = l.issue_id
-         WHERE l.expires_at > ? ORDER BY l.claimed_at DESC, i.number DESC`,
-        [tx.now],
-      );
-      const checkpoints = await checkpointsById(tx, rows.map((r) => r.checkpoint_id).filter((id): id is number => id !== null));
-      return ok({
-        claims: rows.map((r) => ({
-          key: r.key,
-          title: r.title,
-          agent: r.agent,
-          session: r.session,
-          branch: r.branch,
-          worktree: r.worktree,
-          claimedAt: iso(r.claimed_at),
-          expiresAt: iso(r.expires_at),
-          lastRenewedAt: iso(r.last_renewed_at),
-          renewer: r.renewer,
-          secondsLeft: Math.max(0, Math.floor((Number(r.expires_at) - tx.now) / 1000)),
-          checkpoint: r.checkpoint_id === null ? null : (checkpoints.get(Number(r.checkpoint_id)) ?? null),
-        })),
-      });
-    });
+    return this.read(async (tx) => ok({ claims: await listClaims(tx) }));
   }
 
   async activity(input: In.ActivityInput): Promise<Result<{ events: T.ActivityEvent[] }>> {
@@ -376,169 +273,4 @@ export class Baton {
       return ok({ events: await listEvents(tx, issueId, input.limit ?? LIMITS.activityDefault) });
     });
   }
-
-  // For people, renewers and servers
-
-  /** Ready issues in dispatch order, claiming nothing. */
-  async readyQueue(input: { limit?: number; labels?: string[] } = {}): Promise<Result<{ issues: T.IssueSummary[] }>> {
-    const valid = check().int('limit', input.limit, 1, LIMITS.listMax).labels('labels', input.labels).done();
-    if (!valid.ok) return valid;
-    return this.read(async (tx) => ok({ issues: await summaries(tx, await readyIssues(tx, 'worker', input.labels ?? [], input.limit ?? LIMITS.listDefault)) }));
-  }
-
-  /** The fence of every live lease by issue key, in one read: for the editor, which releases a claim only at the fence it showed. */
-  async liveFences(): Promise<Result<Record<string, number>>> {
-    return this.read(async (tx) => {
-      const rows = await tx.all<{ key: string; fence: number }>(
-        'SELECT i.key, l.fence FROM leases l JOIN issues i ON i.id = l.issue_id WHERE l.expires_at > ?',
-        [tx.now],
-      );
-      return ok(Object.fromEntries(rows.map((r) => [r.key, Number(r.fence)])));
-    });
-  }
-
-  /** Done issues, those finished (or edited) last first: for the editor's Done list. */
-  async recentlyDone(input: { limit?: number } = {}): Promise<Result<{ issues: T.IssueSummary[] }>> {
-    const valid = check().int('limit', input.limit, 1, LIMITS.listMax).done();
-    if (!valid.ok) return valid;
-    return this.read(async (tx) => ok({ issues: await recentlyDone(tx, input.limit ?? LIMITS.listDefault) }));
-  }
-
-  /**
-   * The status of each issue among `keys` (as the store gives them, in `blockedBy` say),
-   * in one read; keys that name no issue are left out. For the editor, whose Blocked list
-   * meets blockers in none of the lists it read.
-   */
-  async issueStatuses(keys: readonly string[]): Promise<Result<Map<string, T.Status>>> {
-    const valid = keys.reduce((checks, key, i) => checks.key(`keys.${i}`, key), check()).done();
-    if (!valid.ok) return valid;
-    return this.read(async (tx) => ok(await statusesOf(tx, keys)));
-  }
-
-  /**
-   * Ends whatever live lease holds the issue, without its token: for `baton release` and the editor.
-   * With `fence`, only the claim of that fence: a claim taken since is left alone and `released` is false.
-   */
-  async releaseAsOperator(input: { key: string; note?: string; fence?: number }): Promise<Result<{ issue: T.Issue; released: boolean }>> {
-    const valid = check().key('key', input.key).text('note', input.note, LIMITS.note).int('fence', input.fence, 1, Number.MAX_SAFE_INTEGER).done();
-    if (!valid.ok) return valid;
-    return this.write(async (tx) => {
-      const found = await findIssue(tx, input.key, true);
-      if (!found.ok) return found;
-      const released = await releaseByOperator(tx, found.value, this.caller.agent, input.note, input.fence);
-      return ok({ issue: await issueView(tx, await findIssueById(tx, found.value.id)), released });
-    });
-  }
-
-  /** A renewer's full reset of the live leases held by these sessions (optionally only those it is recorded on). */
-  async renewLeases(input: In.RenewInput): Promise<Result<{ leases: T.Lease[] }>> {
-    if (input.sessions.length === 0) return ok({ leases: [] });
-    return this.write(async (tx) => {
-      const filter = input.renewer === undefined ? '' : ' AND l.renewer = ?';
-      const rows = await tx.all<LeaseRow & { key: string }>(
-        `SELECT l.*, i.key FROM leases l JOIN issues i ON i.id = l.issue_id
-         WHERE l.expires_at > ? AND l.session IN (${placeholders(input.sessions.length)})${filter} ORDER BY l.issue_id`,
-        [tx.now, ...input.sessions, ...(input.renewer === undefined ? [] : [input.renewer])],
-      );
-      const leases: T.Lease[] = [];
-      // In issue order, as every write that changes several issues locks them: two renewers
-      // of overlapping sessions then queue instead of deadlocking on PostgreSQL.
-      for (const row of rows) leases.push(leaseView(row.key, await renew(tx, row, this.ctx.leaseMs)));
-      return ok({ leases });
-    });
-  }
-
-  /**
-   * Records this server process so renewers can tell whether it still runs. A server
-   * starting also clears what every server start and every `requestId` would otherwise
-   * add to for good. Sessions holding no live lease go when they ended `HISTORY_KEPT_MS`
-   * ago, or at once when named in `gone`: sessions whose process it found dead, which
-   * nobody renews. Request ids go when that old, long past any retry of a lost answer.
-   */
-  async registerSession(input: { pid: number; host: string; gone?: readonly string[] }): Promise<Result<T.SessionRecord>> {
-    return this.write(async (tx) => {
-      const { caller } = this;
-      const before = tx.now - HISTORY_KEPT_MS;
-      const gone = (input.gone ?? []).filter((id) => id !== caller.session);
-      const orGone = gone.length > 0 ? ` OR (ended_at IS NULL AND id IN (${placeholders(gone.length)}))` : '';
-      await tx.run(`DELETE FROM sessions WHERE (ended_at < ?${orGone}) AND id NOT IN (SELECT session FROM leases WHERE expires_at > ?)`, [
-        before,
-        ...gone,
-        tx.now,
-      ]);
-      await tx.run('DELETE FROM requests WHERE at < ?', [before]);
-      await tx.run(
-        `INSERT INTO sessions (id, agent, pid, host, renewer, worktree, started_at, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL)
-         ON CONFLICT (id) DO UPDATE SET agent = excluded.agent, pid = excluded.pid, host = excluded.host, renewer = excluded.renewer, worktree = excluded.worktree, ended_at = NULL`,
-        [caller.session, caller.agent, input.pid, input.host, caller.renewer, caller.worktree, tx.now],
-      );
-      return ok({ id: caller.session, agent: caller.agent, pid: input.pid, host: input.host, renewer: caller.renewer, worktree: caller.worktree, startedAt: iso(tx.now), endedAt: null });
-    });
-  }
-
-  /** Marks this session ended; its leases live on until they expire or are taken over. */
-  async endSession(): Promise<Result<void>> {
-    return this.write(async (tx) => {
-      await tx.run('UPDATE sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL', [tx.now, this.caller.session]);
-      return ok(undefined);
-    });
-  }
-
-  /**
-   * The sessions that matter now, newest first: those not ended (running, or gone without
-   * ending) and those whose lease lives on. The editor reads these at every change of the
-   * store, and ended sessions stay for a day (`registerSession`): over all 10,000 sessions
-   * of a long-used database that took 66-70 ms, over these 1.7.
-   */
-  async listSessions(): Promise<Result<{ sessions: T.SessionRecord[] }>> {
-    return this.read(async (tx) => {
-      const rows = await tx.all<{ id: string; agent: string; pid: number; host: string; renewer: string | null; worktree: string | null; started_at: number; ended_at: number | null }>(
-        `SELECT * FROM sessions WHERE ended_at IS NULL OR id IN (SELECT session FROM leases WHERE expires_at > ?)
-         ORDER BY started_at DESC`,
-        [tx.now],
-      );
-      return ok({
-        sessions: rows.map((r) => ({
-          id: r.id,
-          agent: r.agent,
-          pid: Number(r.pid),
-          host: r.host,
-          renewer: r.renewer,
-          worktree: r.worktree,
-          startedAt: iso(r.started_at),
-          endedAt: r.ended_at === null ? null : iso(r.ended_at),
-        })),
-      });
-    });
-  }
-
-  /** Clears up to `limit` expired leases, recording each as reclaimed. */
-  async sweep(limit = SWEEP_BATCH): Promise<Result<{ reclaimed: string[] }>> {
-    // Every server sweeps on a timer: look first, so an idle tick takes no cross-process lock.
-    const due = await this.read(async (tx) => ok(await anyExpired(tx)));
-    if (!due.ok || !due.value) return due.ok ? ok({ reclaimed: [] }) : due;
-    return this.write(async (tx) => ok({ reclaimed: await sweepExpired(tx, limit, this.caller.agent) }));
-  }
-
-  /** Keys of live leases this session holds that no renewer keeps alive. */
-  async unrenewedLeases(): Promise<Result<string[]>> {
-    return this.read(async (tx) => {
-      const rows = await tx.all<{ key: string }>(
-        'SELECT i.key FROM leases l JOIN issues i ON i.id = l.issue_id WHERE l.session = ? AND l.renewer IS NULL AND l.expires_at > ?',
-        [this.caller.session, tx.now],
-      );
-      return ok(rows.map((r) => r.key));
-    });
-  }
-}
-
-async function checkpointsById(tx: Tx, ids: number[]): Promise<Map<number, T.Checkpoint>> {
-  if (ids.length === 0) return new Map();
-  const rows = await tx.all<CheckpointRow>(`SELECT * FROM checkpoints WHERE id IN (${placeholders(ids.length)})`, ids);
-  return new Map(rows.map((r) => [Number(r.id), toCheckpoint(r)]));
-}
-
-function unavailable(error: unknown): Result<never> {
-  if (error instanceof StoreUnavailableError) return fail('STORE_UNAVAILABLE', error.message, { path: error.path, reason: error.reason });
-  throw error;
 }

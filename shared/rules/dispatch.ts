@@ -150,3 +150,8 @@ export async function rememberRequest(tx: Tx, ctx: LeaseContext, requestId: stri
   const answer: RememberedAnswer = { items: results.map((r) => ({ key: r.issue.key, fence: r.lease.fence })) };
   await tx.run('UPDATE requests SET answer = ? WHERE agent = ? AND request_id = ?', [JSON.stringify(answer), ctx.caller.agent, requestId]);
 }
+
+/** Forgets request ids remembered before `before`: long past any retry of a lost answer. */
+export async function forgetRequests(tx: Tx, before: number): Promise<void> {
+  await tx.run('DELETE FROM requests WHERE at < ?', [before]);
+}

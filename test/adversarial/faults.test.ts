@@ -17,6 +17,8 @@ import { inProcessServer } from '../helpers/inProcessServer.js';
 import { scratchDir } from '../shared/store/helpers.js';
 import { type Faults, faultyFs } from './faulty-fs.js';
 import { canMount, mountTmpfs, type Tmpfs } from './tmpfs.js';
+import { sleep } from '../helpers/wait.js';
+import { seededRandom } from '../helpers/random.js';
 
 /*
  * The faults of the world outside: a read-only folder, a full disk, a hung lock holder,
@@ -29,7 +31,6 @@ import { canMount, mountTmpfs, type Tmpfs } from './tmpfs.js';
 let scratch: ReturnType<typeof scratchDir>;
 let faultChild: string;
 const cleanups: (() => unknown)[] = [];
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const JUMPING_CLOCK = fileURLToPath(new URL('./fixtures/jumping-clock.cjs', import.meta.url));
 
 beforeAll(async () => {
@@ -442,6 +443,7 @@ describe('processes killed between writing and renaming', () => {
   }
 
   it('keeps every acknowledged checkpoint of an agent whose server process is killed again and again', async () => {
+    const random = seededRandom('faults: when to kill the server');
     const repo = makeRepo();
     cleanups.push(() => repo.remove());
     const env = { BATON_AGENT: 'phoenix' };
@@ -462,7 +464,7 @@ describe('processes killed between writing and renaming', () => {
           if (!answer.isError) acknowledged.push(note);
         }
       })();
-      await sleep(150 + Math.random() * 150);
+      await sleep(150 + random() * 150);
       process.kill(pid, 'SIGKILL');
       stop = true;
       await writing;
@@ -491,6 +493,7 @@ describe('processes killed between writing and renaming', () => {
   }, 60_000);
 
   it('runs every checkpoint once, and answers it, while the server writing for the others is killed again and again', async () => {
+    const random = seededRandom('faults: when to kill the writer');
     const repo = makeRepo();
     cleanups.push(() => repo.remove());
     const keys = ['BAT-1', 'BAT-2', 'BAT-3'];
@@ -523,7 +526,7 @@ describe('processes killed between writing and renaming', () => {
           (answer.isError ? refused : acknowledged).push(note);
         }
       });
-      await sleep(200 + Math.random() * 200);
+      await sleep(200 + random() * 200);
       process.kill(writer.pid, 'SIGKILL');
       // The agents go on: calls under way when it died run in their own servers, later
       // ones find a new writer among them.

@@ -11,6 +11,7 @@ import { openFileStore } from '../../shared/store/file/index.js';
 import { makeRepo, type ScratchRepo } from '../helpers/git.js';
 import { CLI, type SpawnedServer, spawnServer } from '../helpers/spawnServer.js';
 import { bundleFixture, startChild } from '../shared/store/fixtures/child-process.js';
+import { sleep } from '../helpers/wait.js';
 
 /*
  * Tokens reach their holder and no one else: not another agent, not another session of
@@ -202,11 +203,11 @@ describe('file permissions', () => {
         await gate;
         return ok(undefined);
       });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await sleep(100);
       const waiting = server.client.callTool({ name: 'create_issue', arguments: { title: 'queued' } });
       const lockDir = join(dir, 'baton.db.lock');
       const deadline = Date.now() + 5_000;
-      while (!readdirSync(lockDir).some((n) => n.startsWith('t-')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      while (!readdirSync(lockDir).some((n) => n.startsWith('t-')) && Date.now() < deadline) await sleep(10);
       const lockFiles = readdirSync(lockDir);
       expect(lockFiles.some((n) => n.startsWith('t-'))).toBe(true);
       for (const name of lockFiles) expect((statSync(join(lockDir, name)).mode & 0o777).toString(8), name).toBe('600');

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { callTool, runCli } from '../helpers/cli.js';
 import { makeRepo, type ScratchRepo } from '../helpers/git.js';
 import { CLI, spawnServer, type SpawnedServer, waitFor } from '../helpers/spawnServer.js';
+import { sleep } from '../helpers/wait.js';
 
 describe('baton watchdog', () => {
   let repo: ScratchRepo;
@@ -56,7 +57,7 @@ describe('baton watchdog', () => {
     const aliceClaimedAt = Date.parse((await claimsNow()).find((c) => c.key === held.alice)!.claimedAt);
 
     // Two and a half lease lengths: without renewal every lease would be gone by now.
-    await new Promise((resolve) => setTimeout(resolve, 7_500));
+    await sleep(7_500);
     const after = await claimsNow();
     const alice = after.find((c) => c.key === held.alice);
     expect(alice).toBeDefined();

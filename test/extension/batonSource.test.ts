@@ -8,6 +8,7 @@ import { buildTree } from '../../extension/model/buildTree.js';
 import { openBaton, type Opened } from '../../shared/open.js';
 import { openAgent } from '../helpers/core.js';
 import { ADMIN_URL, createTestDatabase } from '../postgres/test-database.js';
+import { sleep } from '../helpers/wait.js';
 
 let repo: string;
 const opened: Array<{ close(): Promise<void> }> = [];
@@ -279,7 +280,7 @@ describe('BatonSource past the length of a list', () => {
     const oldest = await create('The oldest issue');
     for (let n = 2; n <= 1002; n++) await finish(await create(`Issue ${n}`));
     // A moment later, so that it is not finished in the same millisecond as another.
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await sleep(5);
     await finish(oldest);
 
     const state = await source().load();

@@ -2,6 +2,9 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { waitFor } from './wait.js';
+
+export { waitFor };
 
 /** The built CLI: tests run `npm run build` first and never build themselves. */
 export const CLI = resolve(process.cwd(), 'dist/cli.js');
@@ -40,15 +43,6 @@ function processGone(pid: number): boolean {
     return false;
   } catch {
     return true;
-  }
-}
-
-/** Polls `check` every 20 ms until it holds, or rejects after `ms`. */
-export async function waitFor(check: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
   }
 }
 

@@ -36,7 +36,3 @@ export async function refused(client: Client, name: string, args: Record<string,
   expect(answer.structured.error?.code, answer.text).toBe(code);
   return answer.structured.error;
 }
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

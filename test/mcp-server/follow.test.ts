@@ -4,6 +4,7 @@ import { openBaton } from '../../shared/open.js';
 import { makeRepo, type ScratchRepo } from '../helpers/git.js';
 import { type SpawnedServer, spawnServer, waitFor } from '../helpers/spawnServer.js';
 import { ok } from '../helpers/tools.js';
+import { sleep } from '../helpers/wait.js';
 
 let repo: ScratchRepo;
 const servers: SpawnedServer[] = [];
@@ -40,8 +41,6 @@ async function serve(): Promise<SpawnedServer> {
   return server;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe.skipIf(process.platform !== 'linux')('a server between calls', () => {
   it("reads another process's write as it is made, when its agent has just read", async () => {
     const server = await serve();
@@ -58,10 +57,14 @@ describe.skipIf(process.platform !== 'linux')('a server between calls', () => {
     // Past the second within which a read makes a copy follow (opening the store read it).
     await sleep(1_200);
     await ok(server.client, 'create_issue', { title: 'written here too' });
+    // The control: a server whose agent has just read, which does read the write.
+    const control = await serve();
+    await ok(control.client, 'list_claims');
     await sleep(100);
     const before = bytesRead(server.pid);
+    const controlBefore = bytesRead(control.pid);
     await createElsewhere('written elsewhere, unread');
-    await sleep(300);
+    await waitFor(() => bytesRead(control.pid) > controlBefore, 5_000, 'the control server to read the new record');
     expect(bytesRead(server.pid)).toBe(before);
   });
 });

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeRepo, type ScratchRepo } from '../helpers/git.js';
 import { type SpawnedServer, spawnServer, waitFor } from '../helpers/spawnServer.js';
-import { call, ok, refused, sleep } from '../helpers/tools.js';
+import { call, ok, refused } from '../helpers/tools.js';
+import { sleep } from '../helpers/wait.js';
 
 // Real server processes in two worktrees of one repository, sharing its database.
 let repo: ScratchRepo;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SWEEP_MS, SWEEP_BATCH, startSweeper, sweepInterval } from '../../mcp-server/sweeper.js';
 import { waitFor } from '../helpers/spawnServer.js';
-import { sleep } from '../helpers/tools.js';
+import {  } from '../helpers/tools.js';
+import { sleep } from '../helpers/wait.js';
 
 describe('startSweeper', () => {
   it('sweeps on every interval, never two ticks at once', async () => {

@@ -3,6 +3,7 @@ import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/t
 import { describe, expect, it } from 'vitest';
 import type { ListedTool } from '../../mcp-server/tool.js';
 import { ToolCallTransport } from '../../mcp-server/tool-calls.js';
+import { sleep } from '../helpers/wait.js';
 
 /** A ToolCallTransport over one end of a linked pair, with what reached the SDK's side and what came back. */
 async function linked(calls: Record<string, (args: unknown) => Promise<CallToolResult>>) {
@@ -18,7 +19,7 @@ async function linked(calls: Record<string, (args: unknown) => Promise<CallToolR
   return { send, passedOn, answers };
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
+const settle = () => sleep(10);
 
 describe('ToolCallTransport', () => {
   it("answers a call of a Baton tool with the tool's own answer, without passing it on", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { rowLockerFixture } from './row-locker.js';
 import { ADMIN_URL } from './test-database.js';
+import { sleep } from '../helpers/wait.js';
 
 // Dispatch passes over rows that another transaction holds locked, so that claimers do not
 // queue behind one another. But a ready issue's row is also locked, for a moment, by
@@ -30,7 +31,7 @@ describe.skipIf(!ADMIN_URL)('PostgreSQL store: dispatch past a row another trans
     const key = await createIssue('Only one');
     const finish = await lockRow(key);
     const asked = fixture.session('worker').nextIssue({});
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await sleep(150);
     await finish(`UPDATE issues SET title = 'Only one, edited' WHERE key = $1`);
     const answer = await asked;
     expect(answer.ok && answer.value?.issue.key).toBe(key);
@@ -41,7 +42,7 @@ describe.skipIf(!ADMIN_URL)('PostgreSQL store: dispatch past a row another trans
     const key = await createIssue('Cancelled while asked for');
     const finish = await lockRow(key);
     const asked = fixture.session('worker').nextIssue({});
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await sleep(150);
     await finish(`UPDATE issues SET status = 'cancelled' WHERE key = $1`);
     const answer = await asked;
     expect(answer).toEqual({ ok: true, value: null });
@@ -75,7 +76,7 @@ describe.skipIf(!ADMIN_URL)('PostgreSQL store: dispatch past a row another trans
     const key = await createIssue('Locked alone');
     const finish = await lockRow(key);
     const asked = fixture.session('worker').nextBatch({ max: 3 });
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await sleep(150);
     await finish();
     const answer = await asked;
     expect(answer.ok && answer.value.items.map((item) => item.issue.key)).toEqual([key]);

@@ -6,6 +6,7 @@ import { openPostgresStore } from '../../shared/store/postgres/index.js';
 import type { Store } from '../../shared/store/store.js';
 import { gate, holdFirst, steeredStore } from './steered-store.js';
 import { ADMIN_URL, createTestDatabase, type TestDatabase } from './test-database.js';
+import { sleep } from '../helpers/wait.js';
 
 // Two changes to the relation graph on different issues lock different rows. Each test holds
 // the first change just before it commits, after it has checked for cycles and refreshed
@@ -43,7 +44,7 @@ describe.skipIf(!ADMIN_URL)('PostgreSQL store: concurrent changes to the relatio
     for (let i = 0; i < 200; i++) {
       const rows = await db.query(`SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'`, [db.name]);
       if (rows.rowCount) return true;
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await sleep(10);
     }
     return false;
   }

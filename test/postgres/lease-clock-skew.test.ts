@@ -7,6 +7,7 @@ import { openPostgresStore } from '../../shared/store/postgres/index.js';
 import type { ClaimResult, ClaimStatus, Issue } from '../../shared/types.js';
 import { BatonProcess, bundleBatonProcess } from './baton-processes.js';
 import { ADMIN_URL, createTestDatabase, type TestDatabase } from './test-database.js';
+import { sleep } from '../helpers/wait.js';
 
 const FIVE_MINUTES = 5 * 60_000;
 const LEASE_SECONDS = 2;
@@ -15,8 +16,6 @@ function value<T>(result: Result<T>): T {
   if (!result.ok) throw new Error(`refused: ${JSON.stringify(result.error)}`);
   return result.value;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // Two servers on machines whose clocks disagree by ten minutes: one five minutes fast,
 // one five minutes slow. Leases follow the database clock, so both agree on when a

@@ -3,12 +3,11 @@ import type { Baton } from '../../shared/baton.js';
 import { DEFAULTS } from '../../shared/config.js';
 import { rowLockerFixture } from './row-locker.js';
 import { ADMIN_URL } from './test-database.js';
+import { sleep } from '../helpers/wait.js';
 
 // A write that waits for another transaction's row lock is judged, and stamped, at the
 // time it got the row: its lease may have run out while it waited, and what it records
 // must not read as older than the write it waited for.
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.skipIf(!ADMIN_URL)('PostgreSQL store: the time of a write that waited for a row lock', () => {
   const fixture = rowLockerFixture();

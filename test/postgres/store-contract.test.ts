@@ -3,6 +3,7 @@ import { fail, ok } from '../../shared/result.js';
 import { openPostgresStore } from '../../shared/store/postgres/index.js';
 import type { Store, Tx } from '../../shared/store/store.js';
 import { ADMIN_URL, createTestDatabase, type TestDatabase } from './test-database.js';
+import { sleep } from '../helpers/wait.js';
 
 describe.skipIf(!ADMIN_URL)('PostgreSQL store: transactions', () => {
   let db: TestDatabase;
@@ -133,7 +134,7 @@ describe.skipIf(!ADMIN_URL)('PostgreSQL store: transactions', () => {
   it('gives one `now` to every statement of a transaction, read once at its start', async () => {
     const nows = await store.write(async (tx) => {
       const first = tx.now;
-      await new Promise((resolve) => setTimeout(resolve, 30));
+      await sleep(30);
       return ok([first, tx.now]);
     });
     expect(nows.ok && nows.value[0] === nows.value[1]).toBe(true);

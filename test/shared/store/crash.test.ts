@@ -6,6 +6,8 @@ import { ok } from '../../../shared/result.js';
 import { openFileStore } from '../../../shared/store/file/index.js';
 import { bundleFixture, startChild, type Child } from './fixtures/child-process.js';
 import { addComment, commentTexts, scratchDir } from './helpers.js';
+import { sleep } from '../../helpers/wait.js';
+import { seededRandom } from '../../helpers/random.js';
 
 let bundle: string;
 let scratch: ReturnType<typeof scratchDir>;
@@ -16,8 +18,6 @@ beforeAll(async () => {
 });
 
 afterAll(() => scratch.remove());
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('file store under SIGKILL', () => {
   for (const { inFlight, writes, name } of [
@@ -30,6 +30,7 @@ describe('file store under SIGKILL', () => {
       const acked = new Set<string>();
       // Tiny compactions so that kills also land inside snapshot and log replacement.
       const env = { BATON_TEST_COMPACT: '3000' };
+      const random = seededRandom('crash: when to kill');
       let kills = 0;
       let started = 0;
       // Three writers at a time, so kills also hit lock holders and queued waiters.
@@ -38,9 +39,9 @@ describe('file store under SIGKILL', () => {
           const child = startChild(bundle, ['crash-writer', path, `w${started++}`, String(inFlight)], env);
           // Kill after a random number of acknowledged writes plus a random fraction of one,
           // so that kills land at every point of the write path on a slow machine as on a fast one.
-          const acks = 1 + Math.floor(Math.random() * 4);
+          const acks = 1 + Math.floor(random() * 4);
           await child.waitFor((line) => line.startsWith('ack ') && Number(line.split('-')[1]) >= acks - 1, 30_000);
-          await sleep(Math.random() * 8);
+          await sleep(random() * 8);
           await child.kill();
           kills++;
           for (const line of child.lines) if (line.startsWith('ack ')) acked.add(line.slice(4));

@@ -7,6 +7,7 @@ import { FileLock, LockTimeoutError } from '../../../shared/store/file/file-lock
 import { nodeFileSystem } from '../../../shared/store/file/file-system.js';
 import { HOST_TAG, isProcessAlive, processStartTime } from '../../../shared/store/file/lock-files.js';
 import { scratchDir } from './helpers.js';
+import { sleep } from '../../helpers/wait.js';
 
 let scratch: ReturnType<typeof scratchDir>;
 let dir: string;
@@ -34,14 +35,14 @@ describe('file lock', () => {
     const hold = await first.acquire();
     const order: string[] = [];
     const waiting = ['b', 'c', 'd'].map(async (name, i) => {
-      await new Promise((resolve) => setTimeout(resolve, i * 30));
+      await sleep(i * 30);
       const l = lock();
       const h = await l.acquire();
       order.push(name);
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await sleep(5);
       l.release(h);
     });
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await sleep(150);
     first.release(hold);
     await Promise.all(waiting);
     expect(order).toEqual(['b', 'c', 'd']);
@@ -187,17 +188,17 @@ describe('file lock', () => {
     const firstHold = await first.acquire();
     const second = lock();
     const secondHold = second.acquire();
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await sleep(30);
     let wakeUps = 0;
     // Polling only for killed processes, rarely: every wake-up below comes from a file event.
     const third = new FileLock(dir, { fs: nodeFileSystem, timeoutMs: 5_000, staleMs: 30_000, pollMs: 5_000 });
     const thirdHold = third.acquire(() => wakeUps++);
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await sleep(30);
     const woken = wakeUps;
     // The second takes the lock from the head of the queue; its ticket stays there.
     first.release(firstHold);
     const hold = await secondHold;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
     expect(wakeUps).toBe(woken);
     expect(readdirSync(dir).filter((name) => name.startsWith('t-'))).toHaveLength(2);
     second.release(hold);
@@ -246,13 +247,13 @@ describe('file lock', () => {
     const hold = await first.acquire();
     const order: string[] = [];
     const waiting = ['b', 'c'].map(async (name, i) => {
-      await new Promise((resolve) => setTimeout(resolve, i * 30));
+      await sleep(i * 30);
       const l = polling();
       const h = await l.acquire();
       order.push(name);
       l.release(h);
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
     const released = performance.now();
     first.release(hold);
     await Promise.all(waiting);

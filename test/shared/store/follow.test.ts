@@ -4,10 +4,9 @@ import type { FileSystem } from '../../../shared/store/file/index.js';
 import type { Store } from '../../../shared/store/store.js';
 import { addComment, commentTexts } from './helpers.js';
 import { storeScratch } from './store-scratch.js';
+import { sleep, waitFor } from '../../helpers/wait.js';
 
 const scratch = storeScratch('follow', 'baton.db');
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * A store whose reads of its files are counted (the log's records and, on a reload, the
@@ -59,11 +58,21 @@ async function expectFollowed(store: Store, reads: { count: number }, texts: str
   expect(reads.count).toBe(0);
 }
 
-/** The writer adds 'second' and `store` reads nothing until asked; asked, it catches up by reading the log. */
+/**
+ * The writer adds 'second' and `store` reads nothing until asked; asked, it catches up by
+ * reading the log. A control copy that follows shows, in the same window, that the write
+ * was there to be followed: `store` read nothing while the control read the record.
+ */
 async function expectNotFollowing(writer: Store, store: Store, reads: { count: number }): Promise<void> {
+  const control = await counted();
+  expect(await commentTexts(control.store)).toEqual(['first']);
+  control.store.follow(true);
+  await settled(control.reads);
   reads.count = 0;
+  control.reads.count = 0;
   await addComment(writer, 'second');
-  await sleep(100);
+  await waitFor(() => control.reads.count > 0, 5_000, 'the control copy to follow the write');
+  await settled(control.reads);
   expect(reads.count).toBe(0);
   expect(await commentTexts(store)).toEqual(['first', 'second']);
   expect(reads.count).toBeGreaterThan(0);

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, test, vi } from 'vitest';
 import type { FileSystem } from '../../../shared/store/file/index.js';
 import { addComment, commentTexts } from './helpers.js';
 import { storeScratch } from './store-scratch.js';
+import { sleep, waitFor } from '../../helpers/wait.js';
 
 const scratch = storeScratch('kept-lock', 'baton.db');
 const ownerFile = () => `${scratch.path}.lock/owner`;
@@ -23,8 +24,6 @@ function countingFs() {
   };
   return { fs, taken };
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * After a first write, starts `count` writes at once (comments c0, c1, …); answers how
@@ -64,8 +63,7 @@ describe('the lock kept from one write to the next', () => {
     for (let i = 0; i < 32; i++) await addComment(store, `c${i}`);
     expect(taken.count).toBeGreaterThanOrEqual(2);
     expect(taken.count).toBeLessThan(16);
-    await sleep(50);
-    expect(nodeFs.existsSync(ownerFile())).toBe(false);
+    await waitFor(() => !nodeFs.existsSync(ownerFile()), 5_000, 'the kept lock to be let go');
     await addComment(store, 'after');
     expect(nodeFs.existsSync(ownerFile())).toBe(true);
   });

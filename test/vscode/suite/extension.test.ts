@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import type { BatonApi } from '../../../extension/extension.js';
 import type { ClaimNode, GroupNode } from '../../../extension/model/treeNodes.js';
 import { McpAgent } from '../agent/mcpAgent.js';
-import { sleep, test, waitFor } from './harness.js';
+import { sleep, suiteTeardown, test, waitFor } from './harness.js';
 
 const EXTENSION_ID = 'baton.baton';
 /** The workspace's `.baton.json` sets this lease length, so lease tests take seconds. */
@@ -98,8 +98,11 @@ test('keeps the issue lists still while the view is out of sight, and reads them
   await vscode.commands.executeCommand('workbench.view.explorer');
   await waitFor('the Claims view to be hidden', () => !api.view.visible, 5_000);
   const { issue } = await agent.ok<{ issue: { key: string } }>('create_issue', { title: 'Made while nobody looks' });
-  // Claims still follow (the status bar and the renewer read them); the lists wait.
-  await sleep(1_500);
+  // Claims still follow (the status bar and the renewer read them); the lists wait. A claim
+  // made after the issue shows that the window has read the store since the issue was made.
+  const { issue: control } = await agent.ok<{ issue: { key: string } }>('create_issue', { title: 'Claimed while nobody looks' });
+  await agent.ok('claim_issue', { key: control.key });
+  await waitFor('the claim made while the view was hidden', () => claimed(control.key), 5_000);
   assert.equal(inReady(issue.key), false, 'the lists were read while the view was hidden');
   await vscode.commands.executeCommand('baton.claims.focus');
   await waitFor('the issue in Ready once the view shows', () => inReady(issue.key), 2_000);
@@ -196,7 +199,7 @@ test('the commands: copy branch, open checkpoint, show activity, renew now, conf
   await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 });
 
-test('cleans up its agents', async () => {
+suiteTeardown('closes its agents and restores the settings it changed', async () => {
   await Promise.all(agents.map((a) => a.close()));
   await vscode.workspace.getConfiguration('baton').update('confirmRelease', undefined, vscode.ConfigurationTarget.Global);
 });

@@ -1,0 +1,112 @@
+import { LIMITS } from './limits.js';
+import { ok, type Result } from './result.js';
+import { liveFences, renewSessionLeases } from './rules/claims.js';
+import { forgetRequests, readyIssues } from './rules/dispatch.js';
+import { releaseByOperator } from './rules/finish.js';
+import { findIssue, findIssueById, issueView, statusesOf, summaries } from './rules/issues.js';
+import { anyExpired, sweepExpired } from './rules/leases.js';
+import { recentlyDone } from './rules/listing.js';
+import { currentSessions, endSession, forgetSessions, HISTORY_KEPT_MS, recordSession, unrenewedLeases } from './rules/sessions.js';
+import { SessionOperations } from './session-operations.js';
+import type * as In from './inputs.js';
+import type * as T from './types.js';
+import { check } from './validate.js';
+
+/** Default number of expired leases one sweep clears. */
+export const SWEEP_BATCH = 100;
+
+/**
+ * The operations that are no agent's tool: those of people (the CLI, the editor), of
+ * renewers and of servers. `Baton` adds the tools; both are one session's operations.
+ */
+export abstract class ServiceOperations extends SessionOperations {
+  /** Ready issues in dispatch order, claiming nothing. */
+  async readyQueue(input: { limit?: number; labels?: string[] } = {}): Promise<Result<{ issues: T.IssueSummary[] }>> {
+    const valid = check().int('limit', input.limit, 1, LIMITS.listMax).labels('labels', input.labels).done();
+    if (!valid.ok) return valid;
+    return this.read(async (tx) => ok({ issues: await summaries(tx, await readyIssues(tx, 'worker', input.labels ?? [], input.limit ?? LIMITS.listDefault)) }));
+  }
+
+  /** The fence of every live lease by issue key, in one read: for the editor, which releases a claim only at the fence it showed. */
+  async liveFences(): Promise<Result<Record<string, number>>> {
+    return this.read(async (tx) => ok(await liveFences(tx)));
+  }
+
+  /** Done issues, those finished (or edited) last first: for the editor's Done list. */
+  async recentlyDone(input: { limit?: number } = {}): Promise<Result<{ issues: T.IssueSummary[] }>> {
+    const valid = check().int('limit', input.limit, 1, LIMITS.listMax).done();
+    if (!valid.ok) return valid;
+    return this.read(async (tx) => ok({ issues: await recentlyDone(tx, input.limit ?? LIMITS.listDefault) }));
+  }
+
+  /**
+   * The status of each issue among `keys` (as the store gives them, in `blockedBy` say),
+   * in one read; keys that name no issue are left out. For the editor, whose Blocked list
+   * meets blockers in none of the lists it read.
+   */
+  async issueStatuses(keys: readonly string[]): Promise<Result<Map<string, T.Status>>> {
+    const valid = keys.reduce((checks, key, i) => checks.key(`keys.${i}`, key), check()).done();
+    if (!valid.ok) return valid;
+    return this.read(async (tx) => ok(await statusesOf(tx, keys)));
+  }
+
+  /**
+   * Ends whatever live lease holds the issue, without its token: for `baton release` and the editor.
+   * With `fence`, only the claim of that fence: a claim taken since is left alone and `released` is false.
+   */
+  async releaseAsOperator(input: { key: string; note?: string; fence?: number }): Promise<Result<{ issue: T.Issue; released: boolean }>> {
+    const valid = check().key('key', input.key).text('note', input.note, LIMITS.note).int('fence', input.fence, 1, Number.MAX_SAFE_INTEGER).done();
+    if (!valid.ok) return valid;
+    return this.write(async (tx) => {
+      const found = await findIssue(tx, input.key, true);
+      if (!found.ok) return found;
+      const released = await releaseByOperator(tx, found.value, this.caller.agent, input.note, input.fence);
+      return ok({ issue: await issueView(tx, await findIssueById(tx, found.value.id)), released });
+    });
+  }
+
+  /** A renewer's full reset of the live leases held by these sessions (optionally only those it is recorded on). */
+  async renewLeases(input: In.RenewInput): Promise<Result<{ leases: T.Lease[] }>> {
+    if (input.sessions.length === 0) return ok({ leases: [] });
+    return this.write(async (tx) => ok({ leases: await renewSessionLeases(tx, this.ctx.leaseMs, input.sessions, input.renewer) }));
+  }
+
+  /**
+   * Records this server process so renewers can tell whether it still runs. A server
+   * starting also clears what every server start and every `requestId` would otherwise
+   * add to for good. Sessions holding no live lease go when they ended `HISTORY_KEPT_MS`
+   * ago, or at once when named in `gone`: sessions whose process it found dead, which
+   * nobody renews. Request ids go when that old, long past any retry of a lost answer.
+   */
+  async registerSession(input: { pid: number; host: string; gone?: readonly string[] }): Promise<Result<T.SessionRecord>> {
+    return this.write(async (tx) => {
+      const before = tx.now - HISTORY_KEPT_MS;
+      await forgetSessions(tx, before, (input.gone ?? []).filter((id) => id !== this.caller.session));
+      await forgetRequests(tx, before);
+      return ok(await recordSession(tx, this.caller, input.pid, input.host));
+    });
+  }
+
+  /** Marks this session ended; its leases live on until they expire or are taken over. */
+  async endSession(): Promise<Result<void>> {
+    return this.write(async (tx) => ok(await endSession(tx, this.caller.session)));
+  }
+
+  /** The sessions that matter now, newest first: those not ended and those whose lease lives on. */
+  async listSessions(): Promise<Result<{ sessions: T.SessionRecord[] }>> {
+    return this.read(async (tx) => ok({ sessions: await currentSessions(tx) }));
+  }
+
+  /** Clears up to `limit` expired leases, recording each as reclaimed. */
+  async sweep(limit = SWEEP_BATCH): Promise<Result<{ reclaimed: string[] }>> {
+    // Every server sweeps on a timer: look first, so an idle tick takes no cross-process lock.
+    const due = await this.read(async (tx) => ok(await anyExpired(tx)));
+    if (!due.ok || !due.value) return due.ok ? ok({ reclaimed: [] }) : due;
+    return this.write(async (tx) => ok({ reclaimed: await sweepExpired(tx, limit, this.caller.agent) }));
+  }
+
+  /** Keys of live leases this session holds that no renewer keeps alive. */
+  async unrenewedLeases(): Promise<Result<string[]>> {
+    return this.read(async (tx) => ok(await unrenewedLeases(tx, this.caller.session)));
+  }
+}
