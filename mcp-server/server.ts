@@ -4,7 +4,6 @@ import packageJson from '../package.json';
 import type { ServerDeps } from './deps.js';
 import { registerWorkLoopPrompt } from './prompt.js';
 import { registerIssueResource } from './resources.js';
-import { ToolCallTransport } from './tool-calls.js';
 import { answerToolsList } from './tool-listing.js';
 import { registerTools } from './tools/index.js';
 
@@ -14,7 +13,7 @@ const INSTRUCTIONS =
 
 export interface BatonServer {
   readonly server: McpServer;
-  /** Connects the server to `transport`, Baton's tools answered ahead of the SDK (tool-calls.ts). */
+  /** Connects the server to `transport`. */
   connect(transport: Transport): Promise<void>;
 }
 
@@ -28,5 +27,5 @@ export function createServer(deps: ServerDeps): BatonServer {
   answerToolsList(server, tools);
   registerIssueResource(server, deps);
   registerWorkLoopPrompt(server);
-  return { server, connect: (transport) => server.connect(new ToolCallTransport(transport, tools)) };
+  return { server, connect: (transport) => server.connect(transport) };
 }

@@ -30,9 +30,11 @@ export function listTools(tools: readonly ListedTool[]): Tool[] {
 }
 
 /**
- * Answers tools/list with the listing of `tools`. Rendering the 36 schemas as JSON Schema
- * would delay a new server's first answer, so the bundle carries the listing
- * already rendered; a server run from the sources renders it once, when first asked.
+ * Answers tools/list with the listing of `tools`, in place of the SDK's own answer, which
+ * would show the open schema every tool is registered with (tool.ts) rather than its own.
+ * Rendering the schemas as JSON Schema is a large part of a new server's work before its
+ * first answer, so the bundle carries the listing already rendered (bench/sdk-way measures
+ * both ways); a server run from the sources renders it once, when first asked.
  */
 export function answerToolsList(server: McpServer, tools: readonly ListedTool[]): void {
   let listing: Tool[] | undefined = typeof BATON_TOOL_LISTING === 'undefined' ? undefined : JSON.parse(BATON_TOOL_LISTING);

@@ -27,12 +27,8 @@ export interface BatonTool<I extends z.ZodObject, T extends object> {
   leases?(value: T): readonly Lease[];
 }
 
-/**
- * A registered tool: what tools/list shows of it (tool-listing.ts), with what the SDK
- * registered it as, and its handler, which tool-calls.ts calls directly.
- */
-export type ListedTool = Pick<BatonTool<z.ZodObject, object>, 'name' | 'description' | 'input' | 'output' | 'annotations'> &
-  Pick<RegisteredTool, 'execution'> & { call(args: unknown): Promise<CallToolResult> };
+/** A registered tool: what tools/list shows of it (tool-listing.ts), with what the SDK registered it as. */
+export type ListedTool = Pick<BatonTool<z.ZodObject, object>, 'name' | 'description' | 'input' | 'output' | 'annotations'> & Pick<RegisteredTool, 'execution'>;
 
 /**
  * Accepts any arguments: Baton validates them itself, since McpServer answers a failed
@@ -41,16 +37,12 @@ export type ListedTool = Pick<BatonTool<z.ZodObject, object>, 'name' | 'descript
  */
 const ANY_ARGUMENTS = z.looseObject({});
 
-/**
- * Registers a tool with the SDK, which lists it and answers the calls tool-calls.ts leaves
- * to it; returns it for tools/list and for tool-calls.ts.
- */
+/** Registers a tool with the SDK, which answers its calls through `handle`; returns it for tools/list. */
 export function registerBatonTool<I extends z.ZodObject, T extends object>(
   server: McpServer,
   deps: ServerDeps,
   tool: BatonTool<I, T>,
 ): ListedTool {
-  const call = (args: unknown): Promise<CallToolResult> => handle(deps, tool, args);
   const registered = server.registerTool(
     tool.name,
     {
@@ -59,9 +51,9 @@ export function registerBatonTool<I extends z.ZodObject, T extends object>(
       outputSchema: tool.output,
       annotations: tool.annotations,
     },
-    call,
+    (args) => handle(deps, tool, args),
   );
-  return { ...tool, execution: registered.execution, call };
+  return { ...tool, execution: registered.execution };
 }
 
 async function handle<I extends z.ZodObject, T extends object>(

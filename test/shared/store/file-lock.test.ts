@@ -192,6 +192,7 @@ describe('file lock', () => {
     let wakeUps = 0;
     // Polling only for killed processes, rarely: every wake-up below comes from a file event.
     const third = new FileLock(dir, { fs: nodeFileSystem, timeoutMs: 5_000, staleMs: 30_000, pollMs: 5_000 });
+    const thirdWaits = Date.now();
     const thirdHold = third.acquire(() => wakeUps++);
     await sleep(30);
     const woken = wakeUps;
@@ -201,8 +202,10 @@ describe('file lock', () => {
     await sleep(100);
     expect(wakeUps).toBe(woken);
     expect(readdirSync(dir).filter((name) => name.startsWith('t-'))).toHaveLength(2);
+    // The control: the release it waits for does wake it, by a file event (its first poll comes 5 s after it began waiting).
     second.release(hold);
     third.release(await thirdHold);
+    expect(Date.now() - thirdWaits).toBeLessThan(5_000);
     expect(readdirSync(dir)).toEqual([]);
   });
 
