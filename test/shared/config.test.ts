@@ -13,12 +13,12 @@ function repoWith(config: unknown): string {
 
 describe('settings', () => {
   it('uses the defaults without a file', () => {
-    expect(value(loadConfig({ repoRoot: null, env: {} }))).toEqual({ prefix: 'BAT', leaseSeconds: 1800, requireReview: false });
+    expect(value(loadConfig({ repoRoot: null, env: {} }))).toEqual({ prefix: 'BAT', leaseSeconds: 1800, requireReview: false, guard: 'warn' });
   });
 
   it('reads .baton.json and lets the environment win over it', () => {
     const dir = repoWith({ prefix: 'web', leaseSeconds: 600, requireReview: true });
-    expect(value(loadConfig({ repoRoot: dir, env: {} }))).toEqual({ prefix: 'WEB', leaseSeconds: 600, requireReview: true });
+    expect(value(loadConfig({ repoRoot: dir, env: {} }))).toEqual({ prefix: 'WEB', leaseSeconds: 600, requireReview: true, guard: 'warn' });
     expect(value(loadConfig({ repoRoot: dir, env: { BATON_LEASE_SECONDS: '60', BATON_REQUIRE_REVIEW: 'false' } }))).toMatchObject({ leaseSeconds: 60, requireReview: false });
   });
 
@@ -28,12 +28,21 @@ describe('settings', () => {
     [{ leaseSeconds: '60' }, 'leaseSeconds'],
     [{ prefix: 'B-1' }, 'prefix'],
     [{ requireReview: 'yes' }, 'requireReview'],
+    [{ guard: 'loud' }, 'guard'],
+    [{ guard: true }, 'guard'],
     [{ colour: 'red' }, 'colour'],
   ])('names the file and the field of a bad value: %j', (config, field) => {
     const dir = repoWith(config);
     const error = refusal(loadConfig({ repoRoot: dir, env: {} }));
     expect(error).toMatchObject({ code: 'INVALID_INPUT', file: join(dir, '.baton.json'), field });
     expect(error.message).toContain(field);
+  });
+
+  it('reads the guard setting from the file, the environment winning', () => {
+    const dir = repoWith({ guard: 'strict' });
+    expect(value(loadConfig({ repoRoot: dir, env: {} })).guard).toBe('strict');
+    expect(value(loadConfig({ repoRoot: dir, env: { BATON_GUARD: 'warn' } })).guard).toBe('warn');
+    expect(refusal(loadConfig({ repoRoot: null, env: { BATON_GUARD: 'on' } }))).toMatchObject({ code: 'INVALID_INPUT', setting: 'BATON_GUARD' });
   });
 
   it('names the file of malformed JSON', () => {
