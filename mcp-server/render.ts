@@ -4,6 +4,7 @@ import type {
   ClaimResult,
   ClaimView,
   Comment,
+  Continuation,
   Issue,
   IssueSummary,
   Lease,
@@ -63,9 +64,20 @@ export function claimText(claim: ClaimResult): string {
     ...leaseLines(claim.lease),
     ...checkpointLines(claim.checkpoint),
     ...relationLines(claim.issue.relations),
+    ...continuationLines(claim.continueFrom),
     'Renew with heartbeat or checkpoint before the lease expires.',
     ...(claim.issue.body ? ['', claim.issue.body] : []),
   ].join('\n');
+}
+
+/** How to continue a branch another worktree has checked out: where, who is there, the commands. */
+export function continuationLines(continuation: Continuation | undefined): string[] {
+  if (!continuation) return [];
+  const who = continuation.session ? `a session of ${continuation.session.agent} still runs there` : 'no Baton session runs there';
+  return [
+    `The branch is checked out in ${continuation.checkedOutIn} at ${continuation.head} (${who}). Continue it here without touching that worktree's files:`,
+    ...continuation.commands.map((c) => `  ${c}`),
+  ];
 }
 
 export function claimViewLine(claim: ClaimView): string {

@@ -7,6 +7,7 @@ import { LIMITS } from './limits.js';
 import { fail, ok, type Result } from './result.js';
 import { listEvents, recordEvent } from './rules/activity.js';
 import { addComment, listComments } from './rules/comments.js';
+import { planContinuation, sessionIn } from './rules/continuation.js';
 import { claimNext, claimResult, readyIssues, rememberRequest, replayRequest, reserveRequest } from './rules/dispatch.js';
 import { finish, judge, releaseByOperator, releaseLease, submit } from './rules/finish.js';
 import { lockRelationGraph } from './rules/graph-lock.js';
@@ -109,14 +110,14 @@ export class Baton {
     const valid = check().labels('labels', input.labels).oneOf('role', input.role, ['worker', 'reviewer']).text('requestId', input.requestId, LIMITS.requestId).done();
     if (!valid.ok) return valid;
     const claimed = await this.claimReady(input.role ?? 'worker', input.labels ?? [], 1, input.requestId);
-    return claimed.ok ? ok(claimed.value[0] ?? null) : claimed;
+    return claimed.ok ? ok(claimed.value[0] ? await this.withContinuation(claimed.value[0]) : null) : claimed;
   }
 
   async nextBatch(input: In.NextBatchInput): Promise<Result<{ items: T.ClaimResult[] }>> {
     const valid = check().int('max', input.max, 1, LIMITS.batchMax).labels('labels', input.labels).text('requestId', input.requestId, LIMITS.requestId).done();
     if (!valid.ok) return valid;
     const claimed = await this.claimReady('worker', input.labels ?? [], input.max, input.requestId);
-    return claimed.ok ? ok({ items: claimed.value }) : claimed;
+    return claimed.ok ? ok({ items: await Promise.all(claimed.value.map((c) => this.withContinuation(c))) }) : claimed;
   }
 
   private claimReady(role: T.Role, labels: string[], max: number, requestId?: string): Promise<Result<T.ClaimResult[]>> {
@@ -133,13 +134,28 @@ export class Baton {
   async claimIssue(input: In.ClaimIssueInput): Promise<Result<T.ClaimResult>> {
     const valid = check().key('key', input.key).token('claimToken', input.claimToken, false).oneOf('role', input.role, ['worker', 'reviewer']).done();
     if (!valid.ok) return valid;
-    return this.write(async (tx) => {
+    const claimed = await this.write(async (tx) => {
       const found = await findIssue(tx, input.key, true);
       if (!found.ok) return found;
       const claimed = await claim(tx, found.value, input.role ?? 'worker', this.ctx, input.claimToken);
       if (!claimed.ok) return claimed;
       return ok(await claimResult(tx, found.value.id, claimed.value));
     });
+    return claimed.ok ? ok(await this.withContinuation(claimed.value)) : claimed;
+  }
+
+  /**
+   * A claim of an issue someone worked on before, whose branch another worktree has checked
+   * out, gets how to continue that branch here (rules/continuation.ts). Git is read after
+   * the transaction, as a checkpoint reads it before.
+   */
+  private async withContinuation(result: T.ClaimResult): Promise<T.ClaimResult> {
+    const worktree = this.caller.worktree;
+    if (!worktree || (!result.resumed && result.lease.fence <= 1)) return result;
+    const plan = await planContinuation(worktree, result.lease.branch);
+    if (!plan) return result;
+    const session = await this.read(async (tx) => ok(await sessionIn(tx, plan.checkedOutIn)));
+    return { ...result, continueFrom: { ...plan, session: session.ok ? session.value : null } };
   }
 
   async checkClaim(input: In.CheckClaimInput): Promise<Result<T.ClaimStatus>> {

@@ -94,6 +94,21 @@ export interface ClaimResult {
   lease: Lease;
   checkpoint: Checkpoint | null;
   resumed: boolean;
+  /** On a resumed claim whose branch another worktree has checked out: how to continue it here. */
+  continueFrom?: Continuation;
+}
+
+/** Where a resumed issue's branch is checked out, and the git commands that continue it in this worktree. */
+export interface Continuation {
+  branch: string;
+  /** The branch's last commit. */
+  head: string;
+  /** The worktree that has the branch checked out. */
+  checkedOutIn: string;
+  /** The newest Baton session still running in that worktree, or null. */
+  session: { agent: string; startedAt: string } | null;
+  /** Run in this worktree, in order. */
+  commands: string[];
 }
 
 export interface ClaimStatus {
