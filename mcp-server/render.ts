@@ -8,6 +8,7 @@ import type {
   Issue,
   IssueSummary,
   Lease,
+  Overlap,
   Relations,
 } from '../shared/types.js';
 
@@ -80,8 +81,14 @@ export function continuationLines(continuation: Continuation | undefined): strin
   ];
 }
 
+/** Other live claims touching the same files: one line each, for the checkpoint and get_issue texts. */
+export function overlapLines(overlaps: readonly Overlap[]): string[] {
+  return overlaps.map((o) => `Overlap: ${o.key} (${o.agent} in ${o.worktree ?? 'an unknown worktree'}) touches ${o.files.join(', ')} too.`);
+}
+
 export function claimViewLine(claim: ClaimView): string {
-  return `${claim.key} "${claim.title}" held by ${claim.agent} (session ${claim.session}) on ${claim.branch}, ${claim.secondsLeft}s left, renewer ${claim.renewer ?? 'none'}`;
+  const overlaps = claim.overlaps.length > 0 ? `; overlaps ${claim.overlaps.map((o) => `${o.key} (${o.files.join(', ')})`).join(', ')}` : '';
+  return `${claim.key} "${claim.title}" held by ${claim.agent} (session ${claim.session}) on ${claim.branch}, ${claim.secondsLeft}s left, renewer ${claim.renewer ?? 'none'}${overlaps}`;
 }
 
 export function commentLine(comment: Comment): string {

@@ -14,6 +14,7 @@ import { lockRelationGraph } from './rules/graph-lock.js';
 import { findIssue, findIssueById, issueView, loadCheckpoint, loadRelations, lockIssues, statusesOf, summaries, touchIssue } from './rules/issues.js';
 import { anyExpired, authorize, claim, getLease, holderOf, isLive, type LeaseContext, leaseView, renew, SessionTokens, sweepExpired } from './rules/leases.js';
 import { listIssues, recentlyDone } from './rules/listing.js';
+import { overlapsFor, withOverlaps } from './rules/overlaps.js';
 import { changeRelation } from './rules/relations.js';
 import { type CheckpointRow, iso, type IssueRow, type LeaseRow, placeholders, toCheckpoint } from './rules/rows.js';
 import { createIssue, updateIssue } from './rules/tracking.js';
@@ -190,7 +191,7 @@ export class Baton {
     return this.withLease(input, async (tx, issue, lease) => ok({ lease: leaseView(issue.key, await renew(tx, lease, this.ctx.leaseMs), input.claimToken) }));
   }
 
-  async checkpoint(input: In.CheckpointInput): Promise<Result<{ lease: T.Lease; checkpoint: T.Checkpoint }>> {
+  async checkpoint(input: In.CheckpointInput): Promise<Result<{ lease: T.Lease; checkpoint: T.Checkpoint; overlaps: T.Overlap[] }>> {
     const valid = check().key('key', input.key).token('claimToken', input.claimToken, true).text('note', input.note, LIMITS.note, true).state('state', input.state).done();
     if (!valid.ok) return valid;
     // Read before the transaction: git is slow next to the store, and the lease is checked inside.
@@ -205,7 +206,8 @@ export class Baton {
       await touchIssue(tx, issue.id, { checkpoint_id: row.id });
       const renewed = await renew(tx, lease, this.ctx.leaseMs);
       await recordEvent(tx, issue, 'checkpoint', this.caller.agent, input.note.length > 120 ? `${input.note.slice(0, 117)}...` : input.note);
-      return ok({ lease: leaseView(issue.key, renewed, input.claimToken), checkpoint: toCheckpoint(row) });
+      const overlaps = await overlapsFor(tx, { key: issue.key, agent: lease.agent, worktree: lease.worktree }, git);
+      return ok({ lease: leaseView(issue.key, renewed, input.claimToken), checkpoint: toCheckpoint(row), overlaps });
     });
   }
 
@@ -296,13 +298,15 @@ export class Baton {
       const lease = await getLease(tx, row.id);
       const live = isLive(lease, tx.now) ? lease : null;
       const token = live && live.session === this.caller.session ? this.tokens.get(row.key) : undefined;
+      const checkpoint = await loadCheckpoint(tx, row);
       return ok({
         issue: await issueView(tx, row),
         lease: live ? leaseView(row.key, live, token) : null,
-        checkpoint: await loadCheckpoint(tx, row),
+        checkpoint,
         relations: await loadRelations(tx, row),
         comments: await listComments(tx, row.id),
         activity: await listEvents(tx, row.id, LIMITS.detailActivity),
+        overlaps: live ? await overlapsFor(tx, { key: row.key, agent: live.agent, worktree: live.worktree }, checkpoint?.git) : [],
       });
     });
   }
@@ -361,7 +365,7 @@ export class Baton {
       );
       const checkpoints = await checkpointsById(tx, rows.map((r) => r.checkpoint_id).filter((id): id is number => id !== null));
       return ok({
-        claims: rows.map((r) => ({
+        claims: withOverlaps(rows.map((r) => ({
           key: r.key,
           title: r.title,
           agent: r.agent,
@@ -374,7 +378,7 @@ export class Baton {
           renewer: r.renewer,
           secondsLeft: Math.max(0, Math.floor((Number(r.expires_at) - tx.now) / 1000)),
           checkpoint: r.checkpoint_id === null ? null : (checkpoints.get(Number(r.checkpoint_id)) ?? null),
-        })),
+        }))),
       });
     });
   }
