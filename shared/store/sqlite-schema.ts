@@ -21,7 +21,7 @@ export function tokenHistoryMigration(time: 'INTEGER' | 'BIGINT'): readonly stri
     `UPDATE tokens SET
        branch = (SELECT l.branch FROM leases l WHERE l.token_hash = tokens.hash),
        worktree = (SELECT l.worktree FROM leases l WHERE l.token_hash = tokens.hash),
-       started_at = (SELECT l.last_renewed_at FROM leases l WHERE l.token_hash = tokens.hash)
+       started_at = (SELECT l.claimed_at FROM leases l WHERE l.token_hash = tokens.hash)
      WHERE state = 'live'`,
     `CREATE INDEX tokens_branch ON tokens(branch)`,
   ];
