@@ -1,4 +1,5 @@
 import { listWorktrees, samePath, shellWord } from '../git-worktrees.js';
+import { isSessionAlive } from '../sessions.js';
 import type { Tx } from '../store/store.js';
 import type { Continuation } from '../types.js';
 import { iso } from './rows.js';
@@ -25,11 +26,15 @@ export async function planContinuation(worktree: string, branch: string): Promis
   };
 }
 
-/** The newest Baton session not ended that runs in `worktree`, if any. */
+/**
+ * The newest Baton session that still runs in `worktree`, if any: not ended, and its
+ * process alive where this machine can tell (a killed server never ends its session).
+ */
 export async function sessionIn(tx: Tx, worktree: string): Promise<Continuation['session']> {
-  const row = await tx.get<{ agent: string; started_at: number }>(
-    'SELECT agent, started_at FROM sessions WHERE worktree = ? AND ended_at IS NULL ORDER BY started_at DESC LIMIT 1',
+  const rows = await tx.all<{ agent: string; pid: number; host: string; started_at: number }>(
+    'SELECT agent, pid, host, started_at FROM sessions WHERE worktree = ? AND ended_at IS NULL ORDER BY started_at DESC',
     [worktree],
   );
-  return row ? { agent: row.agent, startedAt: iso(Number(row.started_at)) } : null;
+  const live = rows.find((r) => isSessionAlive({ pid: Number(r.pid), host: r.host, endedAt: null }));
+  return live ? { agent: live.agent, startedAt: iso(Number(live.started_at)) } : null;
 }
