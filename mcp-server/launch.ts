@@ -29,10 +29,11 @@ if (typeof crc32 !== 'function') {
   process.exit(2);
 }
 
-// The pre-push hook runs `guard check` on every push: it starts a bundle of its own,
-// which loads the store and the push rule only (mcp-server/guard-main.ts).
+// The pre-push hook runs `guard check <remote> <url>` on every push: it starts a bundle
+// of its own, which loads the store and the push rule only (mcp-server/guard-main.ts).
+// With an option (--json, --db, --help) the whole CLI runs it.
 const args = process.argv.slice(2);
-if (args[0] === 'guard' && args[1] === 'check' && !args.includes('--help') && !args.includes('-h')) {
+if (args[0] === 'guard' && args[1] === 'check' && args.length <= 4 && args.slice(2).every((a) => !a.startsWith('-'))) {
   (require(join(__dirname, 'guard.js')) as { main(): Promise<void> }).main();
 } else {
   runBundle();
