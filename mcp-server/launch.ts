@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { cachedDataVersionTag } from 'node:v8';
@@ -31,10 +31,12 @@ if (typeof crc32 !== 'function') {
 
 // The pre-push hook runs `guard check <remote> <url>` on every push: it starts a bundle
 // of its own, which loads the store and the push rule only (mcp-server/guard-main.ts).
-// With an option (--json, --db, --help) the whole CLI runs it.
+// With an option (--json, --db, --help), or where that bundle is not shipped (the
+// .vsix), the whole CLI runs it.
 const args = process.argv.slice(2);
-if (args[0] === 'guard' && args[1] === 'check' && args.length <= 4 && args.slice(2).every((a) => !a.startsWith('-'))) {
-  (require(join(__dirname, 'guard.js')) as { main(): Promise<void> }).main();
+const guardBundle = join(__dirname, 'guard.js');
+if (args[0] === 'guard' && args[1] === 'check' && args.length <= 4 && args.slice(2).every((a) => !a.startsWith('-')) && existsSync(guardBundle)) {
+  (require(guardBundle) as { main(): Promise<void> }).main();
 } else {
   runBundle();
 }
