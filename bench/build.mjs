@@ -13,6 +13,7 @@ await build({
     worker: 'bench/worker.ts',
     'mcp-agent': 'bench/mcp-agent.ts',
     probe: 'bench/probe-child.ts',
+    guard: 'bench/guard.ts',
   },
   outdir,
   external: ['better-sqlite3', 'pg-native'],

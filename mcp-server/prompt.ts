@@ -7,6 +7,8 @@ export const WORK_LOOP = `You take work from Baton, which hands each issue to ex
    { issue: null } means nothing is ready: stop, or create_issue for work you know of.
 2. Work on the branch the answer names (git switch -c <branch>, or switch to it if it exists).
    If resumed is true, read the checkpoint (note, state, git) and continue from it; do not start over.
+   If the answer has continueFrom, the branch is checked out in another worktree: run its commands, in
+   order, in yours (they detach that worktree and take the branch here, at its last commit).
 3. Call checkpoint at each milestone with a note another agent could resume from (and state, if useful).
    It renews the lease. In long stretches without a milestone call heartbeat, well before expiresAt
    (about every third of the lease). Nothing else renews: comments and edits do not.

@@ -4,9 +4,11 @@ import type {
   ClaimResult,
   ClaimView,
   Comment,
+  Continuation,
   Issue,
   IssueSummary,
   Lease,
+  Overlap,
   Relations,
 } from '../shared/types.js';
 
@@ -63,13 +65,30 @@ export function claimText(claim: ClaimResult): string {
     ...leaseLines(claim.lease),
     ...checkpointLines(claim.checkpoint),
     ...relationLines(claim.issue.relations),
+    ...continuationLines(claim.continueFrom),
     'Renew with heartbeat or checkpoint before the lease expires.',
     ...(claim.issue.body ? ['', claim.issue.body] : []),
   ].join('\n');
 }
 
+/** How to continue a branch another worktree has checked out: where, who is there, the commands. */
+export function continuationLines(continuation: Continuation | undefined): string[] {
+  if (!continuation) return [];
+  const who = continuation.session ? `a session of ${continuation.session.agent} still runs there` : 'no Baton session runs there';
+  return [
+    `The branch is checked out in ${continuation.checkedOutIn} at ${continuation.head} (${who}). Continue it here without touching that worktree's files:`,
+    ...continuation.commands.map((c) => `  ${c}`),
+  ];
+}
+
+/** Other live claims touching the same files: one line each, for the checkpoint and get_issue texts. */
+export function overlapLines(overlaps: readonly Overlap[]): string[] {
+  return overlaps.map((o) => `Overlap: ${o.key} (${o.agent} in ${o.worktree ?? 'an unknown worktree'}) touches ${o.files.join(', ')} too.`);
+}
+
 export function claimViewLine(claim: ClaimView): string {
-  return `${claim.key} "${claim.title}" held by ${claim.agent} (session ${claim.session}) on ${claim.branch}, ${claim.secondsLeft}s left, renewer ${claim.renewer ?? 'none'}`;
+  const overlaps = claim.overlaps.length > 0 ? `; overlaps ${claim.overlaps.map((o) => `${o.key} (${o.files.join(', ')})`).join(', ')}` : '';
+  return `${claim.key} "${claim.title}" held by ${claim.agent} (session ${claim.session}) on ${claim.branch}, ${claim.secondsLeft}s left, renewer ${claim.renewer ?? 'none'}${overlaps}`;
 }
 
 export function commentLine(comment: Comment): string {

@@ -98,6 +98,7 @@ export const claimFields = {
   lease: leaseOutput,
   checkpoint: checkpointOutput.nullable(),
   resumed: z.boolean(),
+  continueFrom: z.object({ checkedOutIn: z.string(), commands: z.array(z.string()) }).optional(),
 };
 
 /**

@@ -11,6 +11,8 @@ import { lockRelationGraph } from './rules/graph-lock.js';
 import { findIssue, findIssueById, issueView, loadCheckpoint, loadRelations, lockIssues, touchIssue } from './rules/issues.js';
 import { authorize, claim, getLease, holderOf, isLive, leaseView, renew } from './rules/leases.js';
 import { listIssues } from './rules/listing.js';
+import { planContinuation, sessionIn } from './rules/continuation.js';
+import { overlapsFor } from './rules/overlaps.js';
 import { changeRelation } from './rules/relations.js';
 import { iso } from './rules/rows.js';
 import { createIssue, updateIssue } from './rules/tracking.js';
@@ -35,14 +37,14 @@ export class Baton extends ServiceOperations {
     const valid = check().labels('labels', input.labels).oneOf('role', input.role, ['worker', 'reviewer']).text('requestId', input.requestId, LIMITS.requestId).done();
     if (!valid.ok) return valid;
     const claimed = await this.claimReady(input.role ?? 'worker', input.labels ?? [], 1, input.requestId);
-    return claimed.ok ? ok(claimed.value[0] ?? null) : claimed;
+    return claimed.ok ? ok(claimed.value[0] ? await this.withContinuation(claimed.value[0]) : null) : claimed;
   }
 
   async nextBatch(input: In.NextBatchInput): Promise<Result<{ items: T.ClaimResult[] }>> {
     const valid = check().int('max', input.max, 1, LIMITS.batchMax).labels('labels', input.labels).text('requestId', input.requestId, LIMITS.requestId).done();
     if (!valid.ok) return valid;
     const claimed = await this.claimReady('worker', input.labels ?? [], input.max, input.requestId);
-    return claimed.ok ? ok({ items: claimed.value }) : claimed;
+    return claimed.ok ? ok({ items: await Promise.all(claimed.value.map((c) => this.withContinuation(c))) }) : claimed;
   }
 
   private claimReady(role: T.Role, labels: string[], max: number, requestId?: string): Promise<Result<T.ClaimResult[]>> {
@@ -59,13 +61,28 @@ export class Baton extends ServiceOperations {
   async claimIssue(input: In.ClaimIssueInput): Promise<Result<T.ClaimResult>> {
     const valid = check().key('key', input.key).token('claimToken', input.claimToken, false).oneOf('role', input.role, ['worker', 'reviewer']).done();
     if (!valid.ok) return valid;
-    return this.write(async (tx) => {
+    const claimed = await this.write(async (tx) => {
       const found = await findIssue(tx, input.key, true);
       if (!found.ok) return found;
       const claimed = await claim(tx, found.value, input.role ?? 'worker', this.ctx, input.claimToken);
       if (!claimed.ok) return claimed;
       return ok(await claimResult(tx, found.value.id, claimed.value));
     });
+    return claimed.ok ? ok(await this.withContinuation(claimed.value)) : claimed;
+  }
+
+  /**
+   * A claim of an issue someone worked on before, whose branch another worktree has checked
+   * out, gets how to continue that branch here (rules/continuation.ts). Git is read after
+   * the transaction, as a checkpoint reads it before.
+   */
+  private async withContinuation(result: T.ClaimResult): Promise<T.ClaimResult> {
+    const worktree = this.caller.worktree;
+    if (!worktree || (!result.resumed && result.lease.fence <= 1)) return result;
+    const plan = await planContinuation(worktree, result.lease.branch);
+    if (!plan) return result;
+    const session = await this.read(async (tx) => ok(await sessionIn(tx, plan.checkedOutIn)));
+    return { ...result, continueFrom: { ...plan, session: session.ok ? session.value : null } };
   }
 
   async checkClaim(input: In.CheckClaimInput): Promise<Result<T.ClaimStatus>> {
@@ -100,7 +117,7 @@ export class Baton extends ServiceOperations {
     return this.withLease(input, async (tx, issue, lease) => ok({ lease: leaseView(issue.key, await renew(tx, lease, this.ctx.leaseMs), input.claimToken) }));
   }
 
-  async checkpoint(input: In.CheckpointInput): Promise<Result<{ lease: T.Lease; checkpoint: T.Checkpoint }>> {
+  async checkpoint(input: In.CheckpointInput): Promise<Result<{ lease: T.Lease; checkpoint: T.Checkpoint; overlaps: T.Overlap[] }>> {
     const valid = check().key('key', input.key).token('claimToken', input.claimToken, true).text('note', input.note, LIMITS.note, true).state('state', input.state).done();
     if (!valid.ok) return valid;
     // Read before the transaction: git is slow next to the store, and the lease is checked inside.
@@ -109,7 +126,8 @@ export class Baton extends ServiceOperations {
       const checkpoint = await addCheckpoint(tx, issue.id, { note: input.note, state: input.state, agent: this.caller.agent, git });
       const renewed = await renew(tx, lease, this.ctx.leaseMs);
       await recordEvent(tx, issue, 'checkpoint', this.caller.agent, input.note.length > 120 ? `${input.note.slice(0, 117)}...` : input.note);
-      return ok({ lease: leaseView(issue.key, renewed, input.claimToken), checkpoint });
+      const overlaps = await overlapsFor(tx, { key: issue.key, agent: lease.agent, worktree: lease.worktree }, git);
+      return ok({ lease: leaseView(issue.key, renewed, input.claimToken), checkpoint, overlaps });
     });
   }
 
@@ -200,13 +218,15 @@ export class Baton extends ServiceOperations {
       const lease = await getLease(tx, row.id);
       const live = isLive(lease, tx.now) ? lease : null;
       const token = live && live.session === this.caller.session ? this.tokens.get(row.key) : undefined;
+      const checkpoint = await loadCheckpoint(tx, row);
       return ok({
         issue: await issueView(tx, row),
         lease: live ? leaseView(row.key, live, token) : null,
-        checkpoint: await loadCheckpoint(tx, row),
+        checkpoint,
         relations: await loadRelations(tx, row),
         comments: await listComments(tx, row.id),
         activity: await listEvents(tx, row.id, LIMITS.detailActivity),
+        overlaps: live ? await overlapsFor(tx, { key: row.key, agent: live.agent, worktree: live.worktree }, checkpoint?.git) : [],
       });
     });
   }

@@ -13,10 +13,18 @@ export interface BatonConfig {
    * main worktree's top level, or absolute); null for the default, `../<repo>-worktrees`.
    */
   worktreeRoot: string | null;
+  /**
+   * What the push guard does when Baton cannot answer (no database, store unavailable):
+   * `warn` lets the push through with a warning, `strict` refuses it.
+   */
+  guard: GuardMode;
 }
 
+export const GUARD_MODES = ['warn', 'strict'] as const;
+export type GuardMode = (typeof GUARD_MODES)[number];
+
 export const CONFIG_FILE = '.baton.json';
-export const DEFAULTS: BatonConfig = { prefix: 'BAT', leaseSeconds: DEFAULT_LEASE_SECONDS, requireReview: false, worktreeRoot: null };
+export const DEFAULTS: BatonConfig = { prefix: 'BAT', leaseSeconds: DEFAULT_LEASE_SECONDS, requireReview: false, worktreeRoot: null, guard: 'warn' };
 
 type Source = { kind: 'file'; file: string; field: keyof BatonConfig } | { kind: 'env'; setting: string };
 
@@ -54,6 +62,11 @@ function checkPath(value: unknown, source: Source): Result<string> {
   return ok(value);
 }
 
+function checkGuard(value: unknown, source: Source): Result<GuardMode> {
+  if (typeof value === 'string' && (GUARD_MODES as readonly string[]).includes(value)) return ok(value as GuardMode);
+  return invalid(source, `must be "warn" or "strict", not ${JSON.stringify(value)}`);
+}
+
 function readFile(file: string): Result<Partial<Record<keyof BatonConfig, unknown>>> {
   let parsed: unknown;
   try {
@@ -78,7 +91,7 @@ function readFile(file: string): Result<Partial<Record<keyof BatonConfig, unknow
 
 /**
  * Reads `.baton.json` (when the repository has one) and the environment:
- * `BATON_PREFIX`, `BATON_LEASE_SECONDS`, `BATON_REQUIRE_REVIEW`. A bad value is an
+ * `BATON_PREFIX`, `BATON_LEASE_SECONDS`, `BATON_REQUIRE_REVIEW`, `BATON_GUARD`. A bad value is an
  * error naming the file and field, or the setting; it is never ignored.
  */
 export function loadConfig(options: { repoRoot: string | null; env?: NodeJS.ProcessEnv }): Result<BatonConfig> {
@@ -110,6 +123,11 @@ export function loadConfig(options: { repoRoot: string | null; env?: NodeJS.Proc
       if (!r.ok) return r;
       config.worktreeRoot = r.value;
     }
+    if (values.guard !== undefined) {
+      const r = checkGuard(values.guard, { kind: 'file', file, field: 'guard' });
+      if (!r.ok) return r;
+      config.guard = r.value;
+    }
   }
   if (env.BATON_PREFIX !== undefined) {
     const r = checkPrefix(env.BATON_PREFIX, { kind: 'env', setting: 'BATON_PREFIX' });
@@ -125,6 +143,11 @@ export function loadConfig(options: { repoRoot: string | null; env?: NodeJS.Proc
     const r = checkFlag(env.BATON_REQUIRE_REVIEW, { kind: 'env', setting: 'BATON_REQUIRE_REVIEW' });
     if (!r.ok) return r;
     config.requireReview = r.value;
+  }
+  if (env.BATON_GUARD !== undefined) {
+    const r = checkGuard(env.BATON_GUARD, { kind: 'env', setting: 'BATON_GUARD' });
+    if (!r.ok) return r;
+    config.guard = r.value;
   }
   return ok(config);
 }

@@ -15,6 +15,8 @@ export const GIT_STATUS_TIMEOUT_MS = 10_000;
  * when it cannot be read (no commits yet, git missing, too slow). Recorded on every checkpoint.
  */
 export async function readGitState(worktree: string, timeoutMs = GIT_STATUS_TIMEOUT_MS): Promise<GitState | null> {
+  const deadline = Date.now() + timeoutMs;
+  let state: GitState | null;
   try {
     const { stdout } = await run('git', ['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all'], {
       cwd: worktree,
@@ -22,7 +24,39 @@ export async function readGitState(worktree: string, timeoutMs = GIT_STATUS_TIME
       timeout: timeoutMs,
       killSignal: 'SIGKILL',
     });
-    return parseStatus(stdout);
+    state = parseStatus(stdout);
+  } catch {
+    return null;
+  }
+  if (!state) return null;
+  const changed = await branchChanges(worktree, deadline - Date.now());
+  return changed === null ? state : { ...state, changed };
+}
+
+/** Past this many paths a branch's changes are not recorded: a checkpoint stays small, and overlaps stay meaningful. */
+export const BRANCH_PATHS_MAX = 2_000;
+
+/** The branch a worktree's work is compared with: origin's default branch, else `main`, else `master`. */
+const DEFAULT_BRANCHES = ['refs/remotes/origin/HEAD', 'refs/heads/main', 'refs/heads/master'];
+
+/**
+ * The paths HEAD changed since its merge base with the default branch (`git diff
+ * <default>...HEAD`), within what is left of the checkpoint's wait for git; null when
+ * there is no default branch, git is too slow, or the branch changed more than
+ * `BRANCH_PATHS_MAX` paths.
+ */
+export async function branchChanges(worktree: string, timeoutMs: number): Promise<string[] | null> {
+  if (timeoutMs <= 0) return null;
+  const deadline = Date.now() + timeoutMs;
+  const options = { cwd: worktree, timeout: timeoutMs, killSignal: 'SIGKILL' as const, maxBuffer: 4 * 1024 * 1024 };
+  try {
+    const refs = (await run('git', ['for-each-ref', '--format=%(refname)', ...DEFAULT_BRANCHES], options)).stdout.split('\n');
+    const base = DEFAULT_BRANCHES.find((ref) => refs.includes(ref));
+    const left = deadline - Date.now();
+    if (!base || left <= 0) return null;
+    const { stdout } = await run('git', ['diff', '--name-only', '--no-renames', '-z', `${base}...HEAD`, '--'], { ...options, timeout: left });
+    const paths = stdout.split('\0').filter(Boolean);
+    return paths.length > BRANCH_PATHS_MAX ? null : paths;
   } catch {
     return null;
   }

@@ -27,6 +27,20 @@ export interface GitState {
   branch: string | null;
   /** Changed paths; `[]` when clean. */
   dirty: string[];
+  /**
+   * Paths the branch changed since its merge base with the default branch; absent when
+   * git could not tell in time, there is no default branch, or there were too many.
+   */
+  changed?: string[];
+}
+
+/** Another live claim whose checkpoint touched some of the same paths. */
+export interface Overlap {
+  key: string;
+  agent: string;
+  worktree: string | null;
+  /** The paths both touched (dirty, or changed on the branch), sorted; at most 50. */
+  files: string[];
 }
 
 export interface Checkpoint {
@@ -94,6 +108,21 @@ export interface ClaimResult {
   lease: Lease;
   checkpoint: Checkpoint | null;
   resumed: boolean;
+  /** On a resumed claim whose branch another worktree has checked out: how to continue it here. */
+  continueFrom?: Continuation;
+}
+
+/** Where a resumed issue's branch is checked out, and the git commands that continue it in this worktree. */
+export interface Continuation {
+  branch: string;
+  /** The branch's last commit. */
+  head: string;
+  /** The worktree that has the branch checked out. */
+  checkedOutIn: string;
+  /** The newest Baton session still running in that worktree, or null. */
+  session: { agent: string; startedAt: string } | null;
+  /** Run in this worktree, in order. */
+  commands: string[];
 }
 
 export interface ClaimStatus {
@@ -138,6 +167,8 @@ export interface ClaimView {
   renewer: string | null;
   secondsLeft: number;
   checkpoint: Checkpoint | null;
+  /** Other live claims, in other worktrees, whose latest checkpoints touched the same paths. */
+  overlaps: Overlap[];
 }
 
 export interface IssueDetail {
@@ -147,6 +178,8 @@ export interface IssueDetail {
   relations: Relations;
   comments: Comment[];
   activity: ActivityEvent[];
+  /** The overlaps of the issue's live claim (see ClaimView); empty when nobody holds it. */
+  overlaps: Overlap[];
 }
 
 /** A running server process as recorded in the store, for renewers and `baton doctor`. */

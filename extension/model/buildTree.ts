@@ -93,7 +93,8 @@ export function claimNode(claim: ClaimView, snapshot: BatonSnapshot, ctx: TreeCo
     warning,
     keptAliveHere,
     hasCheckpoint: claim.checkpoint !== null,
-    description: `${claim.agent} · ${left}${keptAliveHere ? ' · kept alive here' : ''}`,
+    overlaps: claim.overlaps,
+    description: `${claim.agent} · ${left}${keptAliveHere ? ' · kept alive here' : ''}${claim.overlaps.length > 0 ? ` · overlaps ${claim.overlaps.map((o) => o.key).join(', ')}` : ''}`,
     tooltip: claimTooltip(claim, left, details),
     details,
   };
@@ -149,6 +150,9 @@ function claimTooltip(claim: ClaimView, left: string, details: DetailNode[]): st
   ];
   const cp = details.find((d) => d.field === 'checkpoint');
   if (cp?.tooltip) lines.push('', `**Checkpoint** ${escapeMarkdown(cp.value)}`);
+  for (const o of claim.overlaps) {
+    lines.push('', `**Overlaps ${escapeMarkdown(o.key)}** (${escapeMarkdown(o.agent)}): ${o.files.map((f) => escapeMarkdown(f)).join(', ')}`);
+  }
   return lines.join('\n');
 }
 

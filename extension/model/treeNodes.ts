@@ -1,3 +1,4 @@
+import type { Overlap } from '../../shared/types.js';
 /** The Claims tree as plain data: built by `buildTree`, drawn by the TreeItem classes. */
 
 export const GROUP_IDS = ['claimed', 'doing', 'ready', 'blocked', 'review', 'done'] as const;
@@ -28,6 +29,8 @@ export interface ClaimNode {
   /** This window renews it while its holder runs. */
   keptAliveHere: boolean;
   hasCheckpoint: boolean;
+  /** Other live claims, elsewhere, whose checkpoints touched the same files: the row warns of them. */
+  overlaps: Overlap[];
   description: string;
   /** Markdown. */
   tooltip: string;

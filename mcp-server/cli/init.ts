@@ -6,9 +6,11 @@ import { resolveLocation } from '../../shared/location.js';
 import type { CliDeps, CommonOptions } from './context.js';
 import { action, withCommonOptions } from './context.js';
 import { refused } from './exit.js';
+import { describeHook, installGuard } from './guard.js';
 
 interface InitOptions extends CommonOptions {
   usePath?: boolean;
+  guard?: boolean;
 }
 
 /** The work loop, for a repository's AGENTS.md (or CLAUDE.md): what an agent needs to know, briefly. */
@@ -37,7 +39,8 @@ export function registerInitCommand(program: Command, deps: CliDeps): void {
         'write or merge .mcp.json (Claude Code) and .vscode/mcp.json (VS Code) so agents start this server; ' +
           'keeps every other entry, safe to run again',
       )
-      .option('--use-path', 'launch `baton serve` from PATH instead of this script by its absolute path'),
+      .option('--use-path', 'launch `baton serve` from PATH instead of this script by its absolute path')
+      .option('--guard', 'also install the pre-push hook that refuses pushes of branches other worktrees hold (baton guard install)'),
   ).action(
     action<InitOptions, []>(deps, async (ctx, opts) => {
       const location = resolveLocation({ cwd: deps.cwd, db: opts.db, env: deps.env });
@@ -58,10 +61,14 @@ export function registerInitCommand(program: Command, deps: CliDeps): void {
       const plan = clientConfig(() => planClientConfig(root, launch));
       const { location: opened } = await ctx.open();
       const files = clientConfig(() => applyClientConfig(plan));
-      if (ctx.json) return ctx.printJson({ ...files, database: opened.dbPath, server: launch, agentsSnippet: AGENTS_SNIPPET });
+      const guard = opts.guard ? installGuard(deps) : undefined;
+      if (ctx.json) {
+        return ctx.printJson({ ...files, database: opened.dbPath, server: launch, agentsSnippet: AGENTS_SNIPPET, ...(guard ? { guard: { changed: guard.changed, ...guard.status } } : {}) });
+      }
       for (const file of files.written) ctx.print(`${ctx.out.green('wrote')}     ${file}`);
       for (const file of files.unchanged) ctx.print(`${ctx.out.dim('unchanged')} ${file}`);
       ctx.print(`${ctx.out.dim('database')} ${opened.dbPath}`);
+      if (guard) for (const line of describeHook(ctx, guard.status)) ctx.print(line);
       if (!location.repoRoot) ctx.log(`${ctx.err.yellow('note')} ${root} is not in a git repository; configured it anyway.`);
       ctx.print(`\nAdd this to AGENTS.md (or CLAUDE.md) so agents follow the work loop:\n\n${AGENTS_SNIPPET}`);
     }),

@@ -3,6 +3,7 @@ import { registerAddCommand } from './add.js';
 import { registerClaimsCommand } from './claims.js';
 import type { CliDeps } from './context.js';
 import { registerDoctorCommand } from './doctor.js';
+import { registerGuardCommand } from './guard.js';
 import { registerImportCommand } from './import.js';
 import { registerInitCommand } from './init.js';
 import { registerLsCommand } from './ls.js';
@@ -38,5 +39,6 @@ export function buildProgram(deps: CliDeps, version: string): Command {
   registerWatchdogCommand(program, deps);
   registerDoctorCommand(program, deps);
   registerWorktreeCommand(program, deps);
+  registerGuardCommand(program, deps);
   return program;
 }

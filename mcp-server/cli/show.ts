@@ -55,6 +55,7 @@ export function renderDetail(c: Colors, detail: IssueDetail, now: number): strin
       field('at commit', `${checkpoint.git.head.slice(0, 12)} on ${checkpoint.git.branch ?? '(detached)'}${dirty}`);
     }
   }
+  for (const o of detail.overlaps) field('overlaps', c.yellow(`${o.key} (${o.agent} in ${o.worktree ?? 'an unknown worktree'}): ${o.files.join(', ')}`));
   if (issue.body.trim()) out.push('', ...issue.body.trimEnd().split('\n').map((line) => `  ${line}`));
   if (comments.length) {
     out.push('', c.bold('Comments'));

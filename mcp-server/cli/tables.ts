@@ -61,7 +61,13 @@ const CLAIM_COLUMNS: Column[] = [
   { header: 'RENEWER', flex: true, min: 8 },
   { header: 'WORKTREE', flex: true, min: 8 },
   { header: 'CHECKPOINT', flex: true, min: 10 },
+  { header: 'OVERLAPS', flex: true, min: 10 },
 ];
+
+/** A claim's overlaps in a few words: `BAT-2 parser.ts +1`, one per overlapping claim. */
+export function overlapsCell(claim: ClaimView): string {
+  return claim.overlaps.map((o) => `${o.key} ${o.files[0]}${o.files.length > 1 ? ` +${o.files.length - 1}` : ''}`).join(', ');
+}
 
 /** The `baton claims` table: every live lease with its countdown. */
 export function claimsTable(c: Colors, claims: ClaimView[], now: number, width?: number): string {
@@ -76,6 +82,7 @@ export function claimsTable(c: Colors, claims: ClaimView[], now: number, width?:
       { text: claim.renewer ?? '-', paint: claim.renewer ? undefined : c.dim },
       { text: claim.worktree ? basename(claim.worktree) : '-' },
       { text: claim.checkpoint?.note ?? '', paint: c.dim },
+      { text: overlapsCell(claim), paint: c.yellow },
     ];
   });
   return table(c, CLAIM_COLUMNS, cells, width);

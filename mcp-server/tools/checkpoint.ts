@@ -2,7 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { LIMITS } from '../../shared/limits.js';
 import type { ServerDeps } from '../deps.js';
-import { checkpointLines, leaseLines } from '../render.js';
+import { checkpointLines, leaseLines, overlapLines } from '../render.js';
 import {
   answerSchema,
   checkpointOutput,
@@ -30,13 +30,14 @@ export function registerCheckpointTool(server: McpServer, deps: ServerDeps): Lis
     description:
       'Record progress and renew the lease (same reset as heartbeat). Call at each milestone. The checkpoint ' +
       'survives release, expiry and restart: whoever claims the issue next gets it. The git HEAD, branch and ' +
-      'changed files are recorded too. Errors as heartbeat; a refused checkpoint stores nothing.',
+      'changed files are recorded too; overlaps lists live claims elsewhere touching the same files. Errors as ' +
+      'heartbeat; a refused checkpoint stores nothing.',
     input: checkpointInput,
     output: checkpointOutputSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run: (core, input) => core.checkpoint(input),
     render: (value) =>
-      [`Checkpoint saved on ${value.lease.key}.`, ...checkpointLines(value.checkpoint), ...leaseLines(value.lease)].join('\n'),
+      [`Checkpoint saved on ${value.lease.key}.`, ...checkpointLines(value.checkpoint), ...overlapLines(value.overlaps), ...leaseLines(value.lease)].join('\n'),
     leases: (value) => [value.lease],
   });
 }

@@ -2,7 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { IssueDetail } from '../../shared/types.js';
 import type { ServerDeps } from '../deps.js';
-import { checkpointLines, commentLine, eventLine, issueLine, leaseLines, relationLines } from '../render.js';
+import { checkpointLines, commentLine, eventLine, issueLine, leaseLines, overlapLines, relationLines } from '../render.js';
 import {
   answerSchema,
   checkpointOutput,
@@ -31,6 +31,7 @@ export function issueDetailText(detail: IssueDetail): string {
     issueLine(detail.issue),
     ...(detail.lease ? leaseLines(detail.lease) : ['lease: none']),
     ...checkpointLines(detail.checkpoint),
+    ...overlapLines(detail.overlaps),
     ...relationLines(detail.relations),
     ...(detail.issue.body ? ['', detail.issue.body] : []),
     ...(detail.comments.length > 0 ? ['', 'Comments:', ...detail.comments.map(commentLine)] : []),

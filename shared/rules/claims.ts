@@ -2,9 +2,13 @@ import type { Tx } from '../store/store.js';
 import type { ClaimView, Lease } from '../types.js';
 import { checkpointsById } from './checkpoints.js';
 import { leaseView, renew } from './leases.js';
+import { withOverlaps } from './overlaps.js';
 import { iso, type LeaseRow, placeholders } from './rows.js';
 
-/** Every live claim, the latest taken first, with the checkpoint each issue last recorded. */
+/**
+ * Every live claim, the latest taken first, with the checkpoint each issue last recorded
+ * and the other live claims whose checkpoints touched the same paths.
+ */
 export async function listClaims(tx: Tx): Promise<ClaimView[]> {
   const rows = await tx.all<LeaseRow & { key: string; title: string; checkpoint_id: number | null }>(
     `SELECT l.*, i.key, i.title, i.checkpoint_id FROM leases l JOIN issues i ON i.id = l.issue_id
@@ -12,7 +16,8 @@ export async function listClaims(tx: Tx): Promise<ClaimView[]> {
     [tx.now],
   );
   const checkpoints = await checkpointsById(tx, rows.map((r) => r.checkpoint_id).filter((id): id is number => id !== null));
-  return rows.map((r) => ({
+  return withOverlaps(
+    rows.map((r) => ({
     key: r.key,
     title: r.title,
     agent: r.agent,
@@ -25,7 +30,8 @@ export async function listClaims(tx: Tx): Promise<ClaimView[]> {
     renewer: r.renewer,
     secondsLeft: Math.max(0, Math.floor((Number(r.expires_at) - tx.now) / 1000)),
     checkpoint: r.checkpoint_id === null ? null : (checkpoints.get(Number(r.checkpoint_id)) ?? null),
-  }));
+    })),
+  );
 }
 
 /** The fence of every live lease, by issue key. */

@@ -223,20 +223,18 @@ export async function takeOver(tx: Tx, issue: IssueRow, lease: LeaseRow, ctx: Le
     [hash, moved.session, moved.worktree, moved.renewer, moved.resumed, moved.last_renewed_at, moved.expires_at, issue.id],
   );
   await endToken(tx, lease.token_hash, 'superseded');
-  await insertToken(tx, hash, issue.id, Number(lease.fence), caller);
+  await insertToken(tx, hash, moved, caller);
   await recordEvent(tx, issue, 'takeover', caller.agent, `session ${caller.session} took over fence ${lease.fence}`);
   ctx.tokens.set(issue.key, token);
   return { lease: moved, token, resumed: moved.resumed === 1 };
 }
 
-async function insertToken(tx: Tx, hash: string, issueId: number, fence: number, caller: Caller): Promise<void> {
-  await tx.run(`INSERT INTO tokens (hash, issue_id, fence, agent, session, state, ended_at) VALUES (?, ?, ?, ?, ?, 'live', NULL)`, [
-    hash,
-    issueId,
-    fence,
-    caller.agent,
-    caller.session,
-  ]);
+/** A token as issued; it keeps its lease's branch and worktree after the lease row is gone (rules/push-guard.ts). */
+async function insertToken(tx: Tx, hash: string, lease: Pick<LeaseRow, 'issue_id' | 'fence' | 'branch' | 'worktree'>, caller: Caller): Promise<void> {
+  await tx.run(
+    `INSERT INTO tokens (hash, issue_id, fence, agent, session, state, ended_at, branch, worktree, started_at) VALUES (?, ?, ?, ?, ?, 'live', NULL, ?, ?, ?)`,
+    [hash, lease.issue_id, lease.fence, caller.agent, caller.session, lease.branch, lease.worktree, tx.now],
+  );
 }
 
 /** Whether the status lets this role claim: workers take todo/doing, reviewers take review. */
@@ -323,7 +321,7 @@ export async function claim(tx: Tx, issue: IssueRow, role: Role, ctx: LeaseConte
   );
   const status = role === 'worker' ? 'doing' : issue.status;
   await tx.run('UPDATE issues SET fence = ?, status = ?, updated_at = ? WHERE id = ?', [fence, status, tx.now, issue.id]);
-  await insertToken(tx, hash, issue.id, fence, caller);
+  await insertToken(tx, hash, row, caller);
   await recordEvent(tx, issue, 'claimed', caller.agent, `${role} claim, fence ${fence}${resumed ? ', resuming from checkpoint' : ''}`);
   ctx.tokens.set(issue.key, token);
   return ok({ lease: row, token, resumed });

@@ -71,6 +71,10 @@ export interface TokenRow {
   session: string;
   state: TokenState;
   ended_at: number | null;
+  /** The lease's branch and worktree, and when the token was issued; null on tokens older than these columns. */
+  branch: string | null;
+  worktree: string | null;
+  started_at: number | null;
 }
 
 /** What became of a token; `live` until its lease ends. */

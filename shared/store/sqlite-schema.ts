@@ -7,6 +7,26 @@
  * Times are integer milliseconds since the epoch. Labels are kept twice on purpose: as a
  * JSON array on the issue (read with it) and as rows of issue_labels (filtered on).
  */
+/**
+ * Each token also records the branch and worktree of its lease and when it was issued:
+ * a lease row goes when it ends, and the push guard (rules/push-guard.ts) must still
+ * tell which worktree worked on a branch and who finished it. Live tokens of a database
+ * migrated with this copy them from their lease; ended ones stay unknown (NULL).
+ */
+export function tokenHistoryMigration(time: 'INTEGER' | 'BIGINT'): readonly string[] {
+  return [
+    `ALTER TABLE tokens ADD COLUMN branch TEXT`,
+    `ALTER TABLE tokens ADD COLUMN worktree TEXT`,
+    `ALTER TABLE tokens ADD COLUMN started_at ${time}`,
+    `UPDATE tokens SET
+       branch = (SELECT l.branch FROM leases l WHERE l.token_hash = tokens.hash),
+       worktree = (SELECT l.worktree FROM leases l WHERE l.token_hash = tokens.hash),
+       started_at = (SELECT l.claimed_at FROM leases l WHERE l.token_hash = tokens.hash)
+     WHERE state = 'live'`,
+    `CREATE INDEX tokens_branch ON tokens(branch)`,
+  ];
+}
+
 export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
   [
     `CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)`,
@@ -111,6 +131,7 @@ export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
     `CREATE TABLE forwarded (id TEXT PRIMARY KEY, at INTEGER NOT NULL)`,
     `CREATE INDEX forwarded_at ON forwarded(at)`,
   ],
+  tokenHistoryMigration('INTEGER'),
 ];
 
 /** `PRAGMA application_id` of every Baton file: tells a Baton database from any other SQLite file. */

@@ -96,7 +96,7 @@ describe('baton add, ls, show, claims and release', () => {
     expect(run.status).toBe(0);
     expect(run.stdout).not.toContain(claimToken);
     const detail = run.json();
-    expect(Object.keys(detail).sort()).toEqual(['activity', 'checkpoint', 'comments', 'issue', 'lease', 'relations']);
+    expect(Object.keys(detail).sort()).toEqual(['activity', 'checkpoint', 'comments', 'issue', 'lease', 'overlaps', 'relations']);
     expect(detail.lease).toMatchObject({ key: 'BAT-1', agent: 'alice' });
     expect(detail.lease.claimToken).toBeUndefined();
     expect(detail.checkpoint).toMatchObject({ note: 'grammar drafted', agent: 'alice' });
@@ -118,14 +118,14 @@ describe('baton add, ls, show, claims and release', () => {
     expect(claims).toHaveLength(1);
     expect(claims[0]).toMatchObject({ key: 'BAT-1', title: 'Write the parser', agent: 'alice', branch: expect.stringMatching(/^baton\/bat-1-/), secondsLeft: expect.any(Number) });
     expect(Object.keys(claims[0]).sort()).toEqual(
-      ['branch', 'checkpoint', 'claimedAt', 'expiresAt', 'key', 'lastRenewedAt', 'renewer', 'secondsLeft', 'session', 'title', 'agent', 'worktree'].sort(),
+      ['branch', 'checkpoint', 'claimedAt', 'expiresAt', 'key', 'lastRenewedAt', 'renewer', 'secondsLeft', 'session', 'title', 'agent', 'worktree', 'overlaps'].sort(),
     );
   });
 
   it('claims prints a table with a countdown', async () => {
     const run = await cli('claims');
     const lines = run.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^KEY\s+TITLE\s+HOLDER\s+LEFT\s+RENEWED\s+RENEWER\s+WORKTREE\s+CHECKPOINT$/);
+    expect(lines[0]).toMatch(/^KEY\s+TITLE\s+HOLDER\s+LEFT\s+RENEWED\s+RENEWER\s+WORKTREE\s+CHECKPOINT\s+OVERLAPS$/);
     expect(lines[1]).toMatch(/^BAT-1\s+Write the parser\s+alice\s+\d+:\d\d\s+\d+s ago\s+-\s+wt-alice\s+grammar drafted$/);
   });
 

@@ -187,3 +187,16 @@ describe('claim details', () => {
     expect(JSON.stringify(buildTree(snapshot({ claims: [withToken] }), ctx()))).not.toContain('secret-token');
   });
 });
+
+describe('overlapping claims', () => {
+  it('names the other issue in the description and the other issue, holder and files in the tooltip', () => {
+    const overlaps = [{ key: 'BAT-2', agent: 'bob', worktree: '/repo/wt-b', files: ['src/parser.ts', 'src/lexer.ts'] }];
+    const snap = snapshot({ claims: [claim('BAT-1', 600_000, { overlaps }), claim('BAT-3', 600_000)] });
+    const tree = buildTree(snap, ctx());
+    const node = claimNode(tree, 'BAT-1');
+    expect(node.overlaps).toEqual(overlaps);
+    expect(node.description).toBe('claude · 10:00 left · overlaps BAT-2');
+    expect(node.tooltip).toContain('**Overlaps BAT-2** (bob): src/parser.ts, src/lexer.ts');
+    expect(claimNode(tree, 'BAT-3').overlaps).toEqual([]);
+  });
+});

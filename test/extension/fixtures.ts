@@ -36,6 +36,7 @@ export function claim(key: string, expiresInMs: number, over: Partial<ClaimView>
     renewer: null,
     secondsLeft: Math.floor(expiresInMs / 1000),
     checkpoint: null,
+    overlaps: [],
     ...over,
   };
 }

@@ -20,7 +20,7 @@ export interface ScratchRepo {
   remove(): void;
 }
 
-const QUIET_ENV = {
+export const QUIET_ENV = {
   ...process.env,
   GIT_AUTHOR_NAME: 'Test',
   GIT_AUTHOR_EMAIL: 'test@example.invalid',

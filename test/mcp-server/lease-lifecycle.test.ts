@@ -111,7 +111,7 @@ describe('renewing', () => {
     repo.write('notes.txt', 'draft\n', repo.worktrees[0]);
     await sleep(20);
     const saved = await ok(bob, 'checkpoint', { key: 'BAT-1', claimToken: claim.lease.claimToken, note: 'parser done' });
-    expect(saved.checkpoint.git).toEqual({ head: repo.git(['rev-parse', 'HEAD'], repo.worktrees[0]), branch: 'wt-b', dirty: ['notes.txt'] });
+    expect(saved.checkpoint.git).toEqual({ head: repo.git(['rev-parse', 'HEAD'], repo.worktrees[0]), branch: 'wt-b', dirty: ['notes.txt'], changed: [] });
   });
 });
 

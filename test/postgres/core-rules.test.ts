@@ -16,6 +16,8 @@ if (ADMIN_URL) {
   await import('../shared/leases.test.js');
   await import('../shared/dispatch.test.js');
   await import('../shared/tracking.test.js');
+  await import('../shared/push-guard.test.js');
+  await import('../shared/overlaps.test.js');
 } else {
   describe.skip('core rules on PostgreSQL', () => {
     it('needs BATON_TEST_DATABASE_URL', () => undefined);

@@ -41,7 +41,7 @@ describe.skipIf(!ADMIN_URL)('PostgreSQL store: dispatch across processes', () =>
     const creator = new Baton({
       store,
       caller: { agent: 'planner', session: 'planner-session', renewer: null, worktree: null },
-      config: { prefix: 'BAT', leaseSeconds: 1800, requireReview: false, worktreeRoot: null },
+      config: { prefix: 'BAT', leaseSeconds: 1800, requireReview: false, worktreeRoot: null, guard: 'warn' },
     });
     for (let i = 1; i <= ISSUES; i++) {
       // A few priorities, so dispatch order is not just creation order.

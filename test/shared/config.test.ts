@@ -13,12 +13,12 @@ function repoWith(config: unknown): string {
 
 describe('settings', () => {
   it('uses the defaults without a file', () => {
-    expect(value(loadConfig({ repoRoot: null, env: {} }))).toEqual({ prefix: 'BAT', leaseSeconds: 1800, requireReview: false, worktreeRoot: null });
+    expect(value(loadConfig({ repoRoot: null, env: {} }))).toEqual({ prefix: 'BAT', leaseSeconds: 1800, requireReview: false, worktreeRoot: null, guard: 'warn' });
   });
 
   it('reads .baton.json and lets the environment win over it', () => {
     const dir = repoWith({ prefix: 'web', leaseSeconds: 600, requireReview: true });
-    expect(value(loadConfig({ repoRoot: dir, env: {} }))).toEqual({ prefix: 'WEB', leaseSeconds: 600, requireReview: true, worktreeRoot: null });
+    expect(value(loadConfig({ repoRoot: dir, env: {} }))).toEqual({ prefix: 'WEB', leaseSeconds: 600, requireReview: true, worktreeRoot: null, guard: 'warn' });
     expect(value(loadConfig({ repoRoot: dir, env: { BATON_LEASE_SECONDS: '60', BATON_REQUIRE_REVIEW: 'false' } }))).toMatchObject({ leaseSeconds: 60, requireReview: false });
   });
 
@@ -30,6 +30,8 @@ describe('settings', () => {
     [{ requireReview: 'yes' }, 'requireReview'],
     [{ worktreeRoot: '' }, 'worktreeRoot'],
     [{ worktreeRoot: 3 }, 'worktreeRoot'],
+    [{ guard: 'loud' }, 'guard'],
+    [{ guard: true }, 'guard'],
     [{ colour: 'red' }, 'colour'],
   ])('names the file and the field of a bad value: %j', (config, field) => {
     const dir = repoWith(config);
@@ -41,6 +43,13 @@ describe('settings', () => {
   it('reads worktreeRoot as written, for worktree commands to resolve against the main worktree', () => {
     const dir = repoWith({ worktreeRoot: '../agents' });
     expect(value(loadConfig({ repoRoot: dir, env: {} })).worktreeRoot).toBe('../agents');
+  });
+
+  it('reads the guard setting from the file, the environment winning', () => {
+    const dir = repoWith({ guard: 'strict' });
+    expect(value(loadConfig({ repoRoot: dir, env: {} })).guard).toBe('strict');
+    expect(value(loadConfig({ repoRoot: dir, env: { BATON_GUARD: 'warn' } })).guard).toBe('warn');
+    expect(refusal(loadConfig({ repoRoot: null, env: { BATON_GUARD: 'on' } }))).toMatchObject({ code: 'INVALID_INPUT', setting: 'BATON_GUARD' });
   });
 
   it('names the file of malformed JSON', () => {

@@ -3,7 +3,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveLocation } from '../../shared/location.js';
-import { parseStatus, readGitState } from '../../shared/git.js';
+import { BRANCH_PATHS_MAX, parseStatus, readGitState } from '../../shared/git.js';
 import { testDir } from '../helpers/test-dir.js';
 
 function git(cwd: string, ...args: string[]) {
@@ -111,6 +111,43 @@ describe('git state of a checkpoint', () => {
     try {
       const started = performance.now();
       expect(await readGitState(repo, 300)).toBeNull();
+      expect(performance.now() - started).toBeLessThan(10_000);
+    } finally {
+      process.env.PATH = path;
+    }
+  });
+
+  it("records the paths the branch changed since it left main, and none past the bound", async () => {
+    const repo = makeRepo('branch-changes-');
+    git(repo, 'switch', '-q', '-c', 'topic');
+    mkdirSync(join(repo, 'src'));
+    writeFileSync(join(repo, 'src', 'a.ts'), 'a\n');
+    writeFileSync(join(repo, 'b.ts'), 'b\n');
+    git(repo, 'add', '-A');
+    git(repo, '-c', 'user.email=a@b', '-c', 'user.name=a', 'commit', '-q', '-m', 'two files');
+    writeFileSync(join(repo, 'dirty.ts'), 'd\n');
+    expect(await readGitState(repo)).toMatchObject({ branch: 'topic', dirty: ['dirty.ts'], changed: ['b.ts', 'src/a.ts'] });
+
+    for (let i = 0; i <= BRANCH_PATHS_MAX; i++) writeFileSync(join(repo, 'src', `gen-${i}.ts`), `${i}\n`);
+    git(repo, 'add', '-A');
+    git(repo, '-c', 'user.email=a@b', '-c', 'user.name=a', 'commit', '-q', '-m', 'many files');
+    const huge = await readGitState(repo);
+    expect(huge).toMatchObject({ branch: 'topic', dirty: [] });
+    expect(huge).not.toHaveProperty('changed');
+  });
+
+  it.skipIf(process.platform === 'win32')("records the state without the branch's paths when git is slow to compare, within the wait", async () => {
+    const repo = makeRepo('slow-diff-repo');
+    const bin = testDir('slow-diff');
+    const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\ncase "$1" in status) exec '${real}' "$@";; esac\nexec sleep 30\n`, { mode: 0o755 });
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path}`;
+    try {
+      const started = performance.now();
+      const state = await readGitState(repo, 1_500);
+      expect(state).toMatchObject({ branch: 'main', dirty: [] });
+      expect(state).not.toHaveProperty('changed');
       expect(performance.now() - started).toBeLessThan(10_000);
     } finally {
       process.env.PATH = path;

@@ -1,0 +1,71 @@
+import { existsSync } from 'node:fs';
+import { loadConfig } from './config.js';
+import { StoreUnavailableError } from './errors.js';
+import { resolveLocation } from './location.js';
+import { parsePushLines, pushedBranches, type PushRefusal, pushRefusals, refusalText } from './rules/push-guard.js';
+import { openFileStore } from './store/file/open-file-store.js';
+import type { Store } from './store/store.js';
+
+/**
+ * `baton guard check`, what the pre-push hook runs: the push rule (rules/push-guard.ts)
+ * over the lines git gives the hook. It runs on every push, so it loads only the store and
+ * the rule, never the server or the command line (launch.ts starts it from a bundle of
+ * its own).
+ */
+
+export interface GuardCheckOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  db?: string;
+  /** The hook's stdin: `<local ref> <local sha> <remote ref> <remote sha>` lines. */
+  input: string;
+}
+
+/**
+ * `pass`: the push may go (`warning` when Baton could not answer); `refuse`: `text` says
+ * why and how to override. `unanswered` is set when Baton could not answer.
+ */
+export interface GuardVerdict {
+  pass: boolean;
+  refusals: PushRefusal[];
+  unanswered: string | null;
+  text: string;
+}
+
+export async function checkPush(options: GuardCheckOptions): Promise<GuardVerdict> {
+  const updates = parsePushLines(options.input);
+  const location = resolveLocation({ cwd: options.cwd, db: options.db, env: options.env });
+  const config = loadConfig({ repoRoot: location.repoRoot, env: options.env });
+  const strict = config.ok && config.value.guard === 'strict';
+  const cannot = (why: string): GuardVerdict =>
+    strict
+      ? { pass: false, refusals: [], unanswered: why, text: `baton: push refused: ${why}, and guard is "strict". To push anyway: git push --no-verify\n` }
+      : { pass: true, refusals: [], unanswered: why, text: `baton: warning: the push is not checked: ${why}\n` };
+  if (!config.ok) return cannot(config.error.message);
+  if (pushedBranches(updates).length === 0) return { pass: true, refusals: [], unanswered: null, text: '' };
+
+  const url = options.env.BATON_DATABASE_URL;
+  if (!url && !existsSync(location.dbPath)) return cannot(`no Baton database at ${location.dbPath}`);
+  let store: Store;
+  try {
+    store = url
+      ? await (await import('./store/postgres/index.js')).openPostgresStore({ url })
+      : await openFileStore({ path: location.dbPath });
+  } catch (error) {
+    return cannot(reason(error));
+  }
+  try {
+    const refusals = await store.read((tx) => pushRefusals(tx, location.worktree, updates));
+    return refusals.length === 0 ? { pass: true, refusals, unanswered: null, text: '' } : { pass: false, refusals, unanswered: null, text: refusalText(refusals) };
+  } catch (error) {
+    return cannot(reason(error));
+  } finally {
+    await store.close().catch(() => undefined);
+  }
+}
+
+/** Whatever stops Baton answering is reported, never thrown: a push must not fail on a stack trace. */
+function reason(error: unknown): string {
+  if (error instanceof StoreUnavailableError) return error.message;
+  return `Baton failed: ${error instanceof Error ? error.message : String(error)}`;
+}
