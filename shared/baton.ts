@@ -13,11 +13,13 @@ import { lockRelationGraph } from './rules/graph-lock.js';
 import { findIssue, findIssueById, issueView, loadCheckpoint, loadRelations, lockIssues, statusesOf, summaries, touchIssue } from './rules/issues.js';
 import { anyExpired, authorize, claim, getLease, holderOf, isLive, type LeaseContext, leaseView, renew, SessionTokens, sweepExpired } from './rules/leases.js';
 import { listIssues, recentlyDone } from './rules/listing.js';
+import { closeByOperator, reopenIssue } from './rules/operator.js';
 import { changeRelation } from './rules/relations.js';
 import { type CheckpointRow, iso, type IssueRow, type LeaseRow, placeholders, toCheckpoint } from './rules/rows.js';
 import { createIssue, updateIssue } from './rules/tracking.js';
 import type { Store, Tx } from './store/store.js';
 import type * as T from './types.js';
+import { SETTABLE_STATUSES, STATUSES } from './types.js';
 import { check } from './validate.js';
 
 export interface BatonDeps {
@@ -69,7 +71,7 @@ export class Baton {
   }
 
   private get ctx(): LeaseContext {
-    return { caller: this.caller, leaseMs: this.config.leaseSeconds * 1000, random: this.random, tokens: this.tokens };
+    return { caller: this.caller, leaseMs: this.config.leaseSeconds * 1000, random: this.random, tokens: this.tokens, maxReclaims: this.config.maxReclaims };
   }
 
   private async write<R>(fn: (tx: Tx) => Promise<Result<R>>): Promise<Result<R>> {
@@ -186,7 +188,7 @@ export class Baton {
         'INSERT INTO checkpoints (issue_id, note, state, agent, git, at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *',
         [issue.id, input.note, state, this.caller.agent, gitText, tx.now],
       ))!;
-      await touchIssue(tx, issue.id, { checkpoint_id: row.id });
+      await touchIssue(tx, issue.id, { checkpoint_id: row.id, expiry_streak: 0 });
       const renewed = await renew(tx, lease, this.ctx.leaseMs);
       await recordEvent(tx, issue, 'checkpoint', this.caller.agent, input.note.length > 120 ? `${input.note.slice(0, 117)}...` : input.note);
       return ok({ lease: leaseView(issue.key, renewed, input.claimToken), checkpoint: toCheckpoint(row) });
@@ -260,7 +262,7 @@ export class Baton {
       .text('body', input.body, LIMITS.body)
       .priority('priority', input.priority)
       .labels('labels', input.labels)
-      .oneOf('status', input.status, ['todo', 'doing', 'review', 'done', 'cancelled'])
+      .oneOf('status', input.status, SETTABLE_STATUSES)
       .done();
     if (!valid.ok) return valid;
     return this.write(async (tx) => {
@@ -293,7 +295,7 @@ export class Baton {
 
   async listIssues(input: In.ListIssuesInput): Promise<Result<{ issues: T.IssueSummary[]; nextCursor: string | null }>> {
     const valid = check()
-      .oneOf('status', input.status, ['todo', 'doing', 'review', 'done', 'cancelled'])
+      .oneOf('status', input.status, STATUSES)
       .text('label', input.label, LIMITS.label)
       .text('text', input.text, LIMITS.title)
       .int('limit', input.limit, 1, LIMITS.listMax)
@@ -425,8 +427,32 @@ export class Baton {
     return this.write(async (tx) => {
       const found = await findIssue(tx, input.key, true);
       if (!found.ok) return found;
-      const released = await releaseByOperator(tx, found.value, this.caller.agent, input.note, input.fence);
+      const released = await releaseByOperator(tx, found.value, this.caller.agent, this.config.maxReclaims, input.note, input.fence);
       return ok({ issue: await issueView(tx, await findIssueById(tx, found.value.id)), released });
+    });
+  }
+
+  /** `baton close`: ends whatever live lease holds the issue, as `releaseAsOperator` does, and marks it done. */
+  async closeAsOperator(input: { key: string; reason?: string }): Promise<Result<{ issue: T.Issue; released: boolean }>> {
+    const valid = check().key('key', input.key).text('reason', input.reason, LIMITS.note).done();
+    if (!valid.ok) return valid;
+    return this.write(async (tx) => {
+      const found = await findIssue(tx, input.key, true);
+      if (!found.ok) return found;
+      const closed = await closeByOperator(tx, found.value, this.caller.agent, this.config.maxReclaims, input.reason);
+      return closed.ok ? ok({ issue: await issueView(tx, await findIssueById(tx, found.value.id)), released: closed.value.released }) : closed;
+    });
+  }
+
+  /** `baton reopen`: a done, cancelled or stuck issue back to todo. */
+  async reopen(input: { key: string }): Promise<Result<{ issue: T.Issue }>> {
+    const valid = check().key('key', input.key).done();
+    if (!valid.ok) return valid;
+    return this.write(async (tx) => {
+      const found = await findIssue(tx, input.key, true);
+      if (!found.ok) return found;
+      const reopened = await reopenIssue(tx, found.value, this.caller.agent);
+      return reopened.ok ? this.issueAnswer(tx, found.value.id) : reopened;
     });
   }
 
@@ -517,7 +543,7 @@ export class Baton {
     // Every server sweeps on a timer: look first, so an idle tick takes no cross-process lock.
     const due = await this.read(async (tx) => ok(await anyExpired(tx)));
     if (!due.ok || !due.value) return due.ok ? ok({ reclaimed: [] }) : due;
-    return this.write(async (tx) => ok({ reclaimed: await sweepExpired(tx, limit, this.caller.agent) }));
+    return this.write(async (tx) => ok({ reclaimed: await sweepExpired(tx, limit, this.caller.agent, this.config.maxReclaims) }));
   }
 
   /** Keys of live leases this session holds that no renewer keeps alive. */

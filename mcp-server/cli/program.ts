@@ -1,5 +1,12 @@
 import { Command } from 'commander';
 import { registerAddCommand } from './add.js';
+import { registerBlockCommand } from './block.js';
+import { registerCloseCommand } from './close.js';
+import { registerCommentCommand } from './comment.js';
+import { registerEditCommand } from './edit.js';
+import { registerRelateCommand } from './relate.js';
+import { registerReopenCommand } from './reopen.js';
+import { registerUnblockCommand } from './unblock.js';
 import { registerClaimsCommand } from './claims.js';
 import type { CliDeps } from './context.js';
 import { registerDoctorCommand } from './doctor.js';
@@ -32,6 +39,13 @@ export function buildProgram(deps: CliDeps, version: string): Command {
   registerImportCommand(program, deps);
   registerLsCommand(program, deps);
   registerShowCommand(program, deps);
+  registerEditCommand(program, deps);
+  registerCommentCommand(program, deps);
+  registerBlockCommand(program, deps);
+  registerUnblockCommand(program, deps);
+  registerRelateCommand(program, deps);
+  registerCloseCommand(program, deps);
+  registerReopenCommand(program, deps);
   registerClaimsCommand(program, deps);
   registerReleaseCommand(program, deps);
   registerWatchdogCommand(program, deps);

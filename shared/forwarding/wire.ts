@@ -20,6 +20,8 @@ export const WRITE_OPERATIONS = [
   'relate',
   'comment',
   'releaseAsOperator',
+  'closeAsOperator',
+  'reopen',
   'renewLeases',
   'registerSession',
   'endSession',

@@ -7,6 +7,39 @@
  * Times are integer milliseconds since the epoch. Labels are kept twice on purpose: as a
  * JSON array on the issue (read with it) and as rows of issue_labels (filtered on).
  */
+/**
+ * History, stuck issues and retention (docs/protocol.md, "History, stuck issues and
+ * retention"), the same statements on both stores:
+ * - `issues.expiry_streak`: leases ended by expiry in a row with no checkpoint between;
+ *   at `maxReclaims` the issue becomes `stuck`.
+ * - Renewals are counted on the lease (`renewals`, `renewed_from`) rather than logged one
+ *   by one, and copied to the lease's token row when the holding ends, with who renewed
+ *   it and where it ran: each holding's story is one row however often it was renewed.
+ * - `history_summary`: activity folded away by retention, counts and first/last times by
+ *   issue and kind.
+ */
+export const HISTORY_MIGRATION: readonly string[] = [
+  `ALTER TABLE issues ADD COLUMN expiry_streak INTEGER NOT NULL DEFAULT 0`,
+  `ALTER TABLE leases ADD COLUMN renewals INTEGER NOT NULL DEFAULT 0`,
+  `ALTER TABLE leases ADD COLUMN renewed_from BIGINT`,
+  `ALTER TABLE tokens ADD COLUMN worktree TEXT`,
+  `ALTER TABLE tokens ADD COLUMN renewer TEXT`,
+  `ALTER TABLE tokens ADD COLUMN held_from BIGINT`,
+  `ALTER TABLE tokens ADD COLUMN renewals INTEGER NOT NULL DEFAULT 0`,
+  `ALTER TABLE tokens ADD COLUMN renewed_from BIGINT`,
+  `ALTER TABLE tokens ADD COLUMN renewed_to BIGINT`,
+  `CREATE INDEX tokens_issue ON tokens(issue_id, fence)`,
+  `CREATE INDEX events_at ON events(at)`,
+  `CREATE TABLE history_summary (
+    issue_id BIGINT NOT NULL,
+    type TEXT NOT NULL,
+    count INTEGER NOT NULL,
+    first_at BIGINT NOT NULL,
+    last_at BIGINT NOT NULL,
+    PRIMARY KEY (issue_id, type)
+  )`,
+];
+
 export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
   [
     `CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)`,
@@ -111,6 +144,7 @@ export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
     `CREATE TABLE forwarded (id TEXT PRIMARY KEY, at INTEGER NOT NULL)`,
     `CREATE INDEX forwarded_at ON forwarded(at)`,
   ],
+  HISTORY_MIGRATION,
 ];
 
 /** `PRAGMA application_id` of every Baton file: tells a Baton database from any other SQLite file. */

@@ -85,6 +85,15 @@ const CALLS: Record<Operation, Call> = {
     const { key } = await claimed(other);
     return () => baton.releaseAsOperator({ key });
   },
+  closeAsOperator: async ({ baton, other }) => {
+    const { key } = await claimed(other);
+    return () => baton.closeAsOperator({ key, reason: 'duplicate' });
+  },
+  reopen: async ({ baton }) => {
+    const key = await created(baton);
+    value(await baton.updateIssue({ key, status: 'cancelled' }));
+    return () => baton.reopen({ key });
+  },
   renewLeases: async ({ baton, other }) => {
     await claimed(other);
     return () => baton.renewLeases({ sessions: [other.caller.session] });

@@ -1,3 +1,5 @@
+import { HISTORY_MIGRATION } from '../sqlite-schema.js';
+
 /**
  * The schema of the PostgreSQL store, as numbered migrations: migration N brings a
  * database from schema version N-1 to N (kept in the `meta` row `schema_version`).
@@ -145,6 +147,11 @@ export const POSTGRES_MIGRATIONS: readonly (readonly string[])[] = [
         `CREATE CONSTRAINT TRIGGER ${table}_changed AFTER INSERT OR UPDATE OR DELETE ON ${table}
          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION baton_note_change()`,
     ),
+  ],
+  [
+    ...HISTORY_MIGRATION,
+    `CREATE CONSTRAINT TRIGGER history_summary_changed AFTER INSERT OR UPDATE OR DELETE ON history_summary
+     DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION baton_note_change()`,
   ],
 ];
 
