@@ -74,6 +74,8 @@ export interface IssueSummary {
   labels: string[];
   blockedBy: string[];
   held: boolean;
+  /** Only on an issue that needs a person (`stuck`): why. */
+  attention?: string;
   createdAt: string;
   updatedAt: string;
 }

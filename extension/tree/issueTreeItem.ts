@@ -15,6 +15,8 @@ function icon(node: IssueNode): vscode.ThemeIcon {
       return new vscode.ThemeIcon('eye');
     case 'done':
       return new vscode.ThemeIcon('pass-filled', new vscode.ThemeColor('testing.iconPassed'));
+    case 'attention':
+      return new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
   }
 }
 

@@ -8,6 +8,7 @@ import { recordEvent } from './activity.js';
 import { branchFor } from './branch.js';
 import { openBlockers } from './issues.js';
 import { type IssueRow, iso, type LeaseRow, limitTo, type TokenRow, type TokenState } from './rows.js';
+import { stuckReason, stuckRefusal } from './stuck.js';
 import { WriteConflictError } from './write-conflict.js';
 
 /**
@@ -161,19 +162,6 @@ export async function reclaim(tx: Tx, issue: IssueRow, lease: LeaseRow, by: stri
   issue.status = 'stuck';
   await recordEvent(tx, issue, 'stuck', by, stuckReason(streak));
   return 'stuck';
-}
-
-/** Why an issue is stuck, as the activity log, `list_issues` and the editor say it. */
-export function stuckReason(streak: number): string {
-  return `its lease expired ${streak} times in a row with no checkpoint; \`baton reopen\` puts it back to todo`;
-}
-
-/** `STUCK`: the refusal of a claim of an issue that kept expiring. */
-export function stuckRefusal(issue: IssueRow): Result<never> {
-  const reclaims = Number(issue.expiry_streak ?? 0);
-  return fail('STUCK', `${issue.key} is stuck: its lease expired ${reclaims} times in a row with no checkpoint. A person decides: \`baton reopen ${issue.key}\` puts it back to todo.`, {
-    reclaims,
-  });
 }
 
 async function lostReason(tx: Tx, issue: IssueRow, hash: string, current: LeaseRow | undefined): Promise<ClaimLostReason> {
