@@ -3,6 +3,7 @@ import type { BatonConfig } from './config.js';
 import { StoreUnavailableError } from './errors.js';
 import { readGitState } from './git.js';
 import type * as In from './inputs.js';
+import { buildStory, type Story } from './history/story.js';
 import { LIMITS } from './limits.js';
 import { fail, ok, type Result } from './result.js';
 import { listEvents, recordEvent } from './rules/activity.js';
@@ -15,6 +16,7 @@ import { anyExpired, authorize, claim, getLease, holderOf, isLive, type LeaseCon
 import { listIssues, recentlyDone } from './rules/listing.js';
 import { closeByOperator, reopenIssue } from './rules/operator.js';
 import { changeRelation } from './rules/relations.js';
+import { recordRefusal } from './rules/refusals.js';
 import { type CheckpointRow, iso, type IssueRow, type LeaseRow, placeholders, toCheckpoint } from './rules/rows.js';
 import { createIssue, updateIssue } from './rules/tracking.js';
 import type { Store, Tx } from './store/store.js';
@@ -90,15 +92,24 @@ export class Baton {
     }
   }
 
-  /** Runs `fn` on the issue's row (locked) once the lease check passed. */
-  private withLease<R>(input: In.LeaseInput, fn: (tx: Tx, issue: IssueRow, lease: LeaseRow) => Promise<Result<R>>): Promise<Result<R>> {
-    return this.write(async (tx) => {
+  /**
+   * Runs `fn` on the issue's row (locked) once the lease check passed. A late write of a
+   * lease that ended (`CLAIM_LOST`) is then recorded in the activity log, apart from the
+   * refused write, which changed nothing (`recordRefusal`).
+   */
+  private async withLease<R>(operation: string, input: In.LeaseInput, fn: (tx: Tx, issue: IssueRow, lease: LeaseRow) => Promise<Result<R>>): Promise<Result<R>> {
+    const result = await this.write(async (tx) => {
       const found = await findIssue(tx, input.key, true);
       if (!found.ok) return found;
       const lease = await authorize(tx, found.value, input.claimToken, this.caller);
       if (!lease.ok) return lease;
       return fn(tx, found.value, lease.value);
     });
+    if (!result.ok && result.error.code === 'CLAIM_LOST' && result.error.reason !== 'never issued') {
+      const reason = String(result.error.reason);
+      await this.write(async (tx) => ok(await recordRefusal(tx, input.key, input.claimToken, operation, this.caller, reason)));
+    }
+    return result;
   }
 
   private async issueAnswer(tx: Tx, id: number): Promise<Result<{ issue: T.Issue }>> {
@@ -173,7 +184,7 @@ export class Baton {
   async heartbeat(input: In.LeaseInput): Promise<Result<{ lease: T.Lease }>> {
     const valid = check().key('key', input.key).token('claimToken', input.claimToken, true).done();
     if (!valid.ok) return valid;
-    return this.withLease(input, async (tx, issue, lease) => ok({ lease: leaseView(issue.key, await renew(tx, lease, this.ctx.leaseMs), input.claimToken) }));
+    return this.withLease('heartbeat', input, async (tx, issue, lease) => ok({ lease: leaseView(issue.key, await renew(tx, lease, this.ctx.leaseMs), input.claimToken) }));
   }
 
   async checkpoint(input: In.CheckpointInput): Promise<Result<{ lease: T.Lease; checkpoint: T.Checkpoint }>> {
@@ -181,7 +192,7 @@ export class Baton {
     if (!valid.ok) return valid;
     // Read before the transaction: git is slow next to the store, and the lease is checked inside.
     const git = await this.worktreeState();
-    return this.withLease(input, async (tx, issue, lease) => {
+    return this.withLease('checkpoint', input, async (tx, issue, lease) => {
       const state = input.state === undefined ? null : JSON.stringify(input.state);
       const gitText = git === null ? null : JSON.stringify(git);
       const row = (await tx.get<CheckpointRow>(
@@ -198,7 +209,7 @@ export class Baton {
   async release(input: In.ReleaseInput): Promise<Result<{ issue: T.Issue }>> {
     const valid = check().key('key', input.key).token('claimToken', input.claimToken, true).text('note', input.note, LIMITS.note).done();
     if (!valid.ok) return valid;
-    return this.withLease(input, async (tx, issue, lease) => {
+    return this.withLease('release', input, async (tx, issue, lease) => {
       await releaseLease(tx, issue, lease, this.caller.agent, input.note);
       this.tokens.forget(issue.key);
       return this.issueAnswer(tx, issue.id);
@@ -208,7 +219,7 @@ export class Baton {
   async done(input: In.DoneInput): Promise<Result<{ issue: T.Issue }>> {
     const valid = check().key('key', input.key).token('claimToken', input.claimToken, true).text('summary', input.summary, LIMITS.summary).done();
     if (!valid.ok) return valid;
-    return this.withLease(input, async (tx, issue, lease) => {
+    return this.withLease('done', input, async (tx, issue, lease) => {
       await finish(tx, issue, lease, this.caller, this.config.requireReview, input.summary);
       this.tokens.forget(issue.key);
       return this.issueAnswer(tx, issue.id);
@@ -218,7 +229,7 @@ export class Baton {
   async submitForReview(input: In.SubmitForReviewInput): Promise<Result<{ issue: T.Issue }>> {
     const valid = check().key('key', input.key).token('claimToken', input.claimToken, true).text('summary', input.summary, LIMITS.summary, true).done();
     if (!valid.ok) return valid;
-    return this.withLease(input, async (tx, issue, lease) => {
+    return this.withLease('submit_for_review', input, async (tx, issue, lease) => {
       await submit(tx, issue, lease, this.caller, input.summary);
       this.tokens.forget(issue.key);
       return this.issueAnswer(tx, issue.id);
@@ -229,7 +240,7 @@ export class Baton {
     const valid = check().key('key', input.key).token('claimToken', input.claimToken, true).oneOf('verdict', input.verdict, ['approve', 'changes']).text('note', input.note, LIMITS.note).done();
     if (!valid.ok) return valid;
     if (input.verdict === undefined) return fail('INVALID_INPUT', 'Invalid input: verdict: required.', { issues: [{ path: 'verdict', message: 'required' }] });
-    return this.withLease(input, async (tx, issue, lease) => {
+    return this.withLease('review', input, async (tx, issue, lease) => {
       const judged = await judge(tx, issue, lease, this.caller, input.verdict, input.note);
       if (!judged.ok) return judged;
       this.tokens.forget(issue.key);
@@ -380,6 +391,13 @@ export class Baton {
   }
 
   // For people, renewers and servers
+
+  /** `baton why`: the issue's story in order, one line an event (shared/history/story.ts). */
+  async story(input: { key: string }): Promise<Result<Story>> {
+    const valid = check().key('key', input.key).done();
+    if (!valid.ok) return valid;
+    return this.read((tx) => buildStory(tx, input.key));
+  }
 
   /** Ready issues in dispatch order, claiming nothing. */
   async readyQueue(input: { limit?: number; labels?: string[] } = {}): Promise<Result<{ issues: T.IssueSummary[] }>> {

@@ -7,6 +7,7 @@ import { registerEditCommand } from './edit.js';
 import { registerRelateCommand } from './relate.js';
 import { registerReopenCommand } from './reopen.js';
 import { registerUnblockCommand } from './unblock.js';
+import { registerWhyCommand } from './why.js';
 import { registerClaimsCommand } from './claims.js';
 import type { CliDeps } from './context.js';
 import { registerDoctorCommand } from './doctor.js';
@@ -39,6 +40,7 @@ export function buildProgram(deps: CliDeps, version: string): Command {
   registerImportCommand(program, deps);
   registerLsCommand(program, deps);
   registerShowCommand(program, deps);
+  registerWhyCommand(program, deps);
   registerEditCommand(program, deps);
   registerCommentCommand(program, deps);
   registerBlockCommand(program, deps);

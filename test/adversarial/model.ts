@@ -386,6 +386,8 @@ export class ProtocolModel {
     const issue = this.issues.get(key);
     if (!issue) return refuse('NOT_FOUND');
     const checked = this.authorize(issue, token, caller);
+    // A late write of a lease the issue once had is logged after its refusal (`refused`).
+    if (!checked.ok && checked.code === 'CLAIM_LOST' && checked.reason !== 'never issued') issue.events.push('refused');
     return checked.ok ? ok(issue) : checked;
   }
 

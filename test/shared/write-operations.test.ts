@@ -59,6 +59,7 @@ const CALLS: Record<Operation, Call> = {
   },
   comment: onIssue((b, key) => b.comment({ key, text: 'looked at it' })),
   getIssue: onIssue((b, key) => b.getIssue({ key })),
+  story: onIssue((b, key) => b.story({ key })),
   listIssues: plain((b) => b.listIssues({})),
   issueStatuses: onIssue((b, key) => b.issueStatuses([key])),
   readyQueue: plain((b) => b.readyQueue()),
