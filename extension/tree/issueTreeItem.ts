@@ -20,7 +20,7 @@ function icon(node: IssueNode): vscode.ThemeIcon {
   }
 }
 
-/** An issue no one holds. Clicking it shows its activity. */
+/** An issue no one holds. Clicking it shows its history. */
 export class IssueTreeItem extends vscode.TreeItem {
   constructor(readonly node: IssueNode) {
     super(keyedLabel(node.key, node.title), vscode.TreeItemCollapsibleState.None);
@@ -29,6 +29,6 @@ export class IssueTreeItem extends vscode.TreeItem {
     this.tooltip = tooltip(node.tooltip);
     this.iconPath = icon(node);
     this.contextValue = ['issue', node.group, node.hasCheckpoint ? 'checkpoint' : ''].filter(Boolean).join(' ');
-    this.command = { command: COMMANDS.showActivity, title: 'Show Activity', arguments: [node.key] };
+    this.command = { command: COMMANDS.showActivity, title: 'Show History', arguments: [node.key] };
   }
 }
