@@ -16,6 +16,7 @@ import { anyExpired, authorize, claim, getLease, holderOf, isLive, type LeaseCon
 import { listIssues, recentlyDone } from './rules/listing.js';
 import { closeByOperator, reopenIssue } from './rules/operator.js';
 import { changeRelation } from './rules/relations.js';
+import { DAY_MS, prune, type Pruned } from './rules/retention.js';
 import { recordRefusal } from './rules/refusals.js';
 import { type CheckpointRow, iso, type IssueRow, type LeaseRow, placeholders, toCheckpoint } from './rules/rows.js';
 import { createIssue, updateIssue } from './rules/tracking.js';
@@ -37,6 +38,9 @@ export interface BatonDeps {
 
 /** Default number of expired leases one sweep clears. */
 export const SWEEP_BATCH = 100;
+
+/** Rows of each kind one run of retention folds at most: a server's run at start or daily stays short. */
+export const PRUNE_BATCH = 5000;
 
 /** How long ended sessions and remembered request ids are kept for anyone to look at. */
 export const HISTORY_KEPT_MS = 24 * 60 * 60_000;
@@ -391,6 +395,18 @@ export class Baton {
   }
 
   // For people, renewers and servers
+
+  /**
+   * Retention: folds history of finished issues older than `olderThanDays` (default the
+   * `historyDays` setting) into per-issue summaries, at most `limit` rows of each kind
+   * (shared/rules/retention.ts). `more` says a further run has work.
+   */
+  async prune(input: { olderThanDays?: number; limit?: number } = {}): Promise<Result<Pruned>> {
+    const valid = check().int('olderThanDays', input.olderThanDays, 0, 36_500).int('limit', input.limit, 1, 1_000_000).done();
+    if (!valid.ok) return valid;
+    const days = input.olderThanDays ?? this.config.historyDays;
+    return this.write(async (tx) => ok(await prune(tx, tx.now - days * DAY_MS, tx.now - HISTORY_KEPT_MS, input.limit ?? PRUNE_BATCH)));
+  }
 
   /** `baton why`: the issue's story in order, one line an event (shared/history/story.ts). */
   async story(input: { key: string }): Promise<Result<Story>> {

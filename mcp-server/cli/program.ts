@@ -14,6 +14,7 @@ import { registerDoctorCommand } from './doctor.js';
 import { registerImportCommand } from './import.js';
 import { registerInitCommand } from './init.js';
 import { registerLsCommand } from './ls.js';
+import { registerPruneCommand } from './prune.js';
 import { registerReleaseCommand } from './release.js';
 import { forTerminal } from './render.js';
 import { registerServeCommand } from './serve.js';
@@ -50,6 +51,7 @@ export function buildProgram(deps: CliDeps, version: string): Command {
   registerReopenCommand(program, deps);
   registerClaimsCommand(program, deps);
   registerReleaseCommand(program, deps);
+  registerPruneCommand(program, deps);
   registerWatchdogCommand(program, deps);
   registerDoctorCommand(program, deps);
   return program;

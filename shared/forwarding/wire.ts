@@ -22,6 +22,7 @@ export const WRITE_OPERATIONS = [
   'releaseAsOperator',
   'closeAsOperator',
   'reopen',
+  'prune',
   'renewLeases',
   'registerSession',
   'endSession',

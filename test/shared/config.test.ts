@@ -13,12 +13,12 @@ function repoWith(config: unknown): string {
 
 describe('settings', () => {
   it('uses the defaults without a file', () => {
-    expect(value(loadConfig({ repoRoot: null, env: {} }))).toEqual({ prefix: 'BAT', leaseSeconds: 1800, requireReview: false });
+    expect(value(loadConfig({ repoRoot: null, env: {} }))).toEqual({ prefix: 'BAT', leaseSeconds: 1800, requireReview: false, maxReclaims: 3, historyDays: 90 });
   });
 
   it('reads .baton.json and lets the environment win over it', () => {
     const dir = repoWith({ prefix: 'web', leaseSeconds: 600, requireReview: true });
-    expect(value(loadConfig({ repoRoot: dir, env: {} }))).toEqual({ prefix: 'WEB', leaseSeconds: 600, requireReview: true });
+    expect(value(loadConfig({ repoRoot: dir, env: {} }))).toEqual({ prefix: 'WEB', leaseSeconds: 600, requireReview: true, maxReclaims: 3, historyDays: 90 });
     expect(value(loadConfig({ repoRoot: dir, env: { BATON_LEASE_SECONDS: '60', BATON_REQUIRE_REVIEW: 'false' } }))).toMatchObject({ leaseSeconds: 60, requireReview: false });
   });
 
@@ -29,11 +29,22 @@ describe('settings', () => {
     [{ prefix: 'B-1' }, 'prefix'],
     [{ requireReview: 'yes' }, 'requireReview'],
     [{ colour: 'red' }, 'colour'],
+    [{ maxReclaims: -1 }, 'maxReclaims'],
+    [{ maxReclaims: 2.5 }, 'maxReclaims'],
+    [{ historyDays: 0 }, 'historyDays'],
+    [{ historyDays: '30' }, 'historyDays'],
   ])('names the file and the field of a bad value: %j', (config, field) => {
     const dir = repoWith(config);
     const error = refusal(loadConfig({ repoRoot: dir, env: {} }));
     expect(error).toMatchObject({ code: 'INVALID_INPUT', file: join(dir, '.baton.json'), field });
     expect(error.message).toContain(field);
+  });
+
+  it('reads maxReclaims (0 for no limit) and historyDays from the file, the environment winning', () => {
+    const dir = repoWith({ maxReclaims: 0, historyDays: 30 });
+    expect(value(loadConfig({ repoRoot: dir, env: {} }))).toMatchObject({ maxReclaims: 0, historyDays: 30 });
+    expect(value(loadConfig({ repoRoot: dir, env: { BATON_MAX_RECLAIMS: '5', BATON_HISTORY_DAYS: '7' } }))).toMatchObject({ maxReclaims: 5, historyDays: 7 });
+    expect(refusal(loadConfig({ repoRoot: null, env: { BATON_MAX_RECLAIMS: 'many' } }))).toMatchObject({ code: 'INVALID_INPUT', setting: 'BATON_MAX_RECLAIMS' });
   });
 
   it('names the file of malformed JSON', () => {

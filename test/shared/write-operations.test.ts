@@ -95,6 +95,7 @@ const CALLS: Record<Operation, Call> = {
     value(await baton.updateIssue({ key, status: 'cancelled' }));
     return () => baton.reopen({ key });
   },
+  prune: plain((b) => b.prune()),
   renewLeases: async ({ baton, other }) => {
     await claimed(other);
     return () => baton.renewLeases({ sessions: [other.caller.session] });
@@ -139,6 +140,7 @@ function counting(store: Store): { store: Store; writes: () => number } {
     version: () => store.version(),
     info: () => store.info(),
     analyze: () => store.analyze(),
+    compact: () => store.compact(),
     close: () => store.close(),
   };
   return { store: wrapped, writes: () => writes };
