@@ -13,6 +13,7 @@ await build({
     worker: 'bench/worker.ts',
     'mcp-agent': 'bench/mcp-agent.ts',
     probe: 'bench/probe-child.ts',
+    retention: 'bench/retention.ts',
   },
   outdir,
   external: ['better-sqlite3', 'pg-native'],
