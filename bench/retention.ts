@@ -32,7 +32,13 @@ const USAGE = `usage: node dist/bench/retention.js [options]
 
 interface DayResult {
   day: number;
+  /** The files: snapshot plus operation log (the log holds up to 8 MiB before it is folded in). */
   mb: number;
+  /** Pages in use (page count less free pages): what the data takes, free pages and log aside. */
+  usedMb: number;
+  /** Rows of history retention folds: events, checkpoints, tokens. */
+  historyRows: number;
+  issues: number;
   writerPeakMb: number;
   freshWriterPeakMb: number;
 }
@@ -99,8 +105,16 @@ async function side(kind: 'kept' | 'pruned', opts: ReturnType<typeof options>): 
   const random = seeded(53);
   const measure = async (day: number): Promise<DayResult> => {
     const sizes = (await store.info()).sizes!;
+    const counts = await store.read(async (tx) => {
+      const one = async (sql: string) => Number(Object.values((await tx.get<Record<string, number>>(sql))!)[0]);
+      return {
+        usedMb: ((await one('PRAGMA page_count')) - (await one('PRAGMA freelist_count'))) * (await one('PRAGMA page_size')) / MB,
+        historyRows: (await one('SELECT count(*) AS n FROM events')) + (await one('SELECT count(*) AS n FROM checkpoints')) + (await one('SELECT count(*) AS n FROM tokens')),
+        issues: await one('SELECT count(*) AS n FROM issues'),
+      };
+    });
     const fresh = JSON.parse(execFileSync(process.execPath, [process.argv[1], '--probe', path], { encoding: 'utf8' })) as { peakMb: number };
-    return { day, mb: (sizes.snapshot + sizes.log) / MB, writerPeakMb: process.resourceUsage().maxRSS / 1024, freshWriterPeakMb: fresh.peakMb };
+    return { day, mb: (sizes.snapshot + sizes.log) / MB, ...counts, writerPeakMb: process.resourceUsage().maxRSS / 1024, freshWriterPeakMb: fresh.peakMb };
   };
   try {
     for (let day = 1; day <= opts.days; day++) {
@@ -131,9 +145,11 @@ async function side(kind: 'kept' | 'pruned', opts: ReturnType<typeof options>): 
 }
 
 function table(rows: (DayResult & { side: string })[]): string {
-  const lines = ['side            day   database MB   writer peak RSS MB   fresh writer peak RSS MB'];
+  const lines = ['side            day   files MB   data MB   history rows   issues   writer peak RSS MB   fresh writer peak RSS MB'];
   for (const r of rows) {
-    lines.push(`${r.side.padEnd(15)} ${String(r.day).padStart(3)}   ${r.mb.toFixed(1).padStart(11)}   ${r.writerPeakMb.toFixed(0).padStart(18)}   ${r.freshWriterPeakMb.toFixed(0).padStart(24)}`);
+    lines.push(
+      `${r.side.padEnd(15)} ${String(r.day).padStart(3)}   ${r.mb.toFixed(1).padStart(8)}   ${r.usedMb.toFixed(1).padStart(7)}   ${String(r.historyRows).padStart(12)}   ${String(r.issues).padStart(6)}   ${r.writerPeakMb.toFixed(0).padStart(18)}   ${r.freshWriterPeakMb.toFixed(0).padStart(24)}`,
+    );
   }
   return lines.join('\n');
 }
