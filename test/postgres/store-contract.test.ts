@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fail, ok } from '../../shared/result.js';
 import { openPostgresStore } from '../../shared/store/postgres/index.js';
+import { POSTGRES_SCHEMA_VERSION } from '../../shared/store/postgres/schema.js';
 import type { Store, Tx } from '../../shared/store/store.js';
 import { ADMIN_URL, createTestDatabase, type TestDatabase } from './test-database.js';
 
@@ -194,7 +195,7 @@ describe.skipIf(!ADMIN_URL)('PostgreSQL store: transactions', () => {
 
   it('describes itself with the backend, the location without password, the schema and server versions', async () => {
     const info = await store.info();
-    expect(info).toMatchObject({ backend: 'postgres', location: db.url, schemaVersion: 1 });
+    expect(info).toMatchObject({ backend: 'postgres', location: db.url, schemaVersion: POSTGRES_SCHEMA_VERSION });
     expect(info.serverVersion).toMatch(/^\d+/);
     expect(Math.abs(info.clockOffsetMs as number)).toBeLessThan(5_000);
   });
