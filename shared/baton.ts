@@ -98,22 +98,23 @@ export class Baton {
 
   /**
    * Runs `fn` on the issue's row (locked) once the lease check passed. A late write of a
-   * lease that ended (`CLAIM_LOST`) is then recorded in the activity log, apart from the
-   * refused write, which changed nothing (`recordRefusal`).
+   * lease that ended (`CLAIM_LOST`) leaves one `refused` event in the activity log and
+   * nothing else (`recordRefusal`): that transaction commits, answering the refusal.
    */
   private async withLease<R>(operation: string, input: In.LeaseInput, fn: (tx: Tx, issue: IssueRow, lease: LeaseRow) => Promise<Result<R>>): Promise<Result<R>> {
-    const result = await this.write(async (tx) => {
+    const outcome = await this.write<Result<R>>(async (tx) => {
       const found = await findIssue(tx, input.key, true);
       if (!found.ok) return found;
       const lease = await authorize(tx, found.value, input.claimToken, this.caller);
-      if (!lease.ok) return lease;
-      return fn(tx, found.value, lease.value);
+      if (!lease.ok) {
+        if (lease.error.code !== 'CLAIM_LOST' || lease.error.reason === 'never issued') return lease;
+        await recordRefusal(tx, found.value, input.claimToken, operation, this.caller, String(lease.error.reason));
+        return ok(lease);
+      }
+      const done = await fn(tx, found.value, lease.value);
+      return done.ok ? ok(done) : done;
     });
-    if (!result.ok && result.error.code === 'CLAIM_LOST' && result.error.reason !== 'never issued') {
-      const reason = String(result.error.reason);
-      await this.write(async (tx) => ok(await recordRefusal(tx, input.key, input.claimToken, operation, this.caller, reason)));
-    }
-    return result;
+    return outcome.ok ? outcome.value : outcome;
   }
 
   private async issueAnswer(tx: Tx, id: number): Promise<Result<{ issue: T.Issue }>> {
