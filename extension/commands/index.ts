@@ -7,6 +7,7 @@ import { registerOpenCheckpoint } from './openCheckpoint.js';
 import { registerRefresh } from './refresh.js';
 import { registerRelease } from './release.js';
 import { registerRenewNow } from './renewNow.js';
+import { registerReopen } from './reopen.js';
 import { registerShowActivity } from './showActivity.js';
 import { registerShowLog } from './showLog.js';
 
@@ -15,6 +16,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   for (const register of [
     registerRefresh,
     registerRelease,
+    registerReopen,
     registerRenewNow,
     registerOpenCheckpoint,
     registerCopyBranch,
