@@ -14,6 +14,7 @@ await build({
     'mcp-agent': 'bench/mcp-agent.ts',
     probe: 'bench/probe-child.ts',
     guard: 'bench/guard.ts',
+    retention: 'bench/retention.ts',
   },
   outdir,
   external: ['better-sqlite3', 'pg-native'],

@@ -82,6 +82,7 @@ export function instrument(store: Store, phases: () => Phases, spans: () => numb
     write: (fn) => timed('write', (wrap) => store.write(wrap(fn))),
     version: () => store.version(),
     analyze: () => store.analyze(),
+    compact: () => store.compact(),
     info: () => store.info(),
     close: () => store.close(),
   };

@@ -3,6 +3,7 @@
 export const COMMANDS = {
   refresh: 'baton.refresh',
   release: 'baton.release',
+  reopen: 'baton.reopen',
   renewNow: 'baton.renewNow',
   openCheckpoint: 'baton.openCheckpoint',
   copyBranch: 'baton.copyBranch',

@@ -14,6 +14,7 @@ export function messageFor(error: BatonError): string {
     CLAIM_MISMATCH: `The lease of ${key} belongs to another session of the same agent.`,
     FORBIDDEN: `The lease of ${key} belongs to another agent.`,
     CYCLE: `That relation would make a dependency cycle${Array.isArray(error.path) ? `: ${error.path.join(' → ')}` : ''}.`,
+    STUCK: `${key} is stuck: its lease kept expiring with no checkpoint${typeof error.reclaims === 'number' ? ` (${error.reclaims} times in a row)` : ''}. Look at its history, then reopen it to hand it out again.`,
     STORE_UNAVAILABLE: `Baton cannot use its database: ${error.message}`,
   };
   return messages[error.code] ?? error.message;

@@ -25,7 +25,8 @@ export function issueLine(issue: Pick<Issue, 'key' | 'title' | 'status' | 'prior
 
 export function summaryLine(issue: IssueSummary): string {
   const blocked = issue.blockedBy.length > 0 ? ` blocked by ${issue.blockedBy.join(', ')}` : '';
-  return `${issueLine(issue)}${issue.held ? ' held' : ''}${blocked}`;
+  const attention = issue.attention ? ` needs attention: ${issue.attention}` : '';
+  return `${issueLine(issue)}${issue.held ? ' held' : ''}${blocked}${attention}`;
 }
 
 export function leaseLines(lease: Lease): string[] {

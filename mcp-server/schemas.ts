@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { KEY_PATTERN, LIMITS, PRIORITY_MAX, PRIORITY_MIN } from '../shared/limits.js';
-import { RELATION_TYPES, ROLES, STATUSES } from '../shared/types.js';
+import { RELATION_TYPES, ROLES, SETTABLE_STATUSES, STATUSES } from '../shared/types.js';
 import { stateProblem } from '../shared/validate.js';
 
 /*
@@ -35,6 +35,8 @@ export const priorityInput = z
   .describe('0 highest … 4 lowest.');
 
 export const statusInput = z.enum(STATUSES);
+/** Statuses an edit may set: `stuck` is the lease rules' to give, and `baton reopen` takes it away. */
+export const settableStatusInput = z.enum(SETTABLE_STATUSES);
 export const roleInput = z.enum(ROLES);
 export const relationTypeInput = z.enum(RELATION_TYPES);
 

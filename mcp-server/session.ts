@@ -4,6 +4,7 @@ import { StoreUnavailableError } from '../shared/errors.js';
 import { type Followable, type Opened, openBaton } from '../shared/open.js';
 import { isSessionAlive } from '../shared/sessions.js';
 import { agentName, type SessionIdentity } from './identity.js';
+import { type Retention, startRetention } from './retention.js';
 import { type Sweeper, startSweeper } from './sweeper.js';
 
 /**
@@ -31,6 +32,7 @@ export function sessionCore(options: {
   let opening: Promise<Opened> | undefined;
   let opened: Opened | undefined;
   let sweeper: Sweeper | undefined;
+  let retention: Retention | undefined;
   let closed = false;
 
   const open = async (): Promise<Opened> => {
@@ -44,6 +46,7 @@ export function sessionCore(options: {
     const { baton } = result.value;
     const registered = await baton.registerSession({ pid: process.pid, host: hostname(), gone: await goneSessions(baton) });
     if (!registered.ok) log(`baton: could not record this session: ${registered.error.message}`);
+    retention = startRetention(baton, log);
     sweeper = startSweeper({
       intervalMs: options.sweepMs,
       sweep: async (limit) => {
@@ -77,6 +80,7 @@ export function sessionCore(options: {
       // An opening under way sets `opened` when it succeeds.
       await opening?.catch(() => undefined);
       await sweeper?.stop();
+      await retention?.stop();
       if (!opened) return;
       const ended = await opened.baton.endSession();
       if (!ended.ok) log(`baton: could not record the end of this session: ${ended.error.message}`);

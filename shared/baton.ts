@@ -1,4 +1,5 @@
 import type * as In from './inputs.js';
+import { buildStory, type Story } from './history/story.js';
 import { LIMITS } from './limits.js';
 import { fail, ok, type Result } from './result.js';
 import { listEvents, recordEvent } from './rules/activity.js';
@@ -18,10 +19,11 @@ import { iso } from './rules/rows.js';
 import { createIssue, updateIssue } from './rules/tracking.js';
 import { ServiceOperations } from './service-operations.js';
 import type * as T from './types.js';
+import { SETTABLE_STATUSES, STATUSES } from './types.js';
 import { check } from './validate.js';
 
 export type { BatonDeps } from './session-operations.js';
-export { SWEEP_BATCH } from './service-operations.js';
+export { PRUNE_BATCH, SWEEP_BATCH } from './service-operations.js';
 export { HISTORY_KEPT_MS } from './rules/sessions.js';
 
 /**
@@ -114,7 +116,7 @@ export class Baton extends ServiceOperations {
   async heartbeat(input: In.LeaseInput): Promise<Result<{ lease: T.Lease }>> {
     const valid = check().key('key', input.key).token('claimToken', input.claimToken, true).done();
     if (!valid.ok) return valid;
-    return this.withLease(input, async (tx, issue, lease) => ok({ lease: leaseView(issue.key, await renew(tx, lease, this.ctx.leaseMs), input.claimToken) }));
+    return this.withLease('heartbeat', input, async (tx, issue, lease) => ok({ lease: leaseView(issue.key, await renew(tx, lease, this.ctx.leaseMs), input.claimToken) }));
   }
 
   async checkpoint(input: In.CheckpointInput): Promise<Result<{ lease: T.Lease; checkpoint: T.Checkpoint; overlaps: T.Overlap[] }>> {
@@ -122,7 +124,7 @@ export class Baton extends ServiceOperations {
     if (!valid.ok) return valid;
     // Read before the transaction: git is slow next to the store, and the lease is checked inside.
     const git = await this.worktreeState();
-    return this.withLease(input, async (tx, issue, lease) => {
+    return this.withLease('checkpoint', input, async (tx, issue, lease) => {
       const checkpoint = await addCheckpoint(tx, issue.id, { note: input.note, state: input.state, agent: this.caller.agent, git });
       const renewed = await renew(tx, lease, this.ctx.leaseMs);
       await recordEvent(tx, issue, 'checkpoint', this.caller.agent, input.note.length > 120 ? `${input.note.slice(0, 117)}...` : input.note);
@@ -134,7 +136,7 @@ export class Baton extends ServiceOperations {
   async release(input: In.ReleaseInput): Promise<Result<{ issue: T.Issue }>> {
     const valid = check().key('key', input.key).token('claimToken', input.claimToken, true).text('note', input.note, LIMITS.note).done();
     if (!valid.ok) return valid;
-    return this.withLease(input, async (tx, issue, lease) => {
+    return this.withLease('release', input, async (tx, issue, lease) => {
       await releaseLease(tx, issue, lease, this.caller.agent, input.note);
       this.tokens.forget(issue.key);
       return this.issueAnswer(tx, issue.id);
@@ -144,7 +146,7 @@ export class Baton extends ServiceOperations {
   async done(input: In.DoneInput): Promise<Result<{ issue: T.Issue }>> {
     const valid = check().key('key', input.key).token('claimToken', input.claimToken, true).text('summary', input.summary, LIMITS.summary).done();
     if (!valid.ok) return valid;
-    return this.withLease(input, async (tx, issue, lease) => {
+    return this.withLease('done', input, async (tx, issue, lease) => {
       await finish(tx, issue, lease, this.caller, this.config.requireReview, input.summary);
       this.tokens.forget(issue.key);
       return this.issueAnswer(tx, issue.id);
@@ -154,7 +156,7 @@ export class Baton extends ServiceOperations {
   async submitForReview(input: In.SubmitForReviewInput): Promise<Result<{ issue: T.Issue }>> {
     const valid = check().key('key', input.key).token('claimToken', input.claimToken, true).text('summary', input.summary, LIMITS.summary, true).done();
     if (!valid.ok) return valid;
-    return this.withLease(input, async (tx, issue, lease) => {
+    return this.withLease('submit_for_review', input, async (tx, issue, lease) => {
       await submit(tx, issue, lease, this.caller, input.summary);
       this.tokens.forget(issue.key);
       return this.issueAnswer(tx, issue.id);
@@ -165,7 +167,7 @@ export class Baton extends ServiceOperations {
     const valid = check().key('key', input.key).token('claimToken', input.claimToken, true).oneOf('verdict', input.verdict, ['approve', 'changes']).text('note', input.note, LIMITS.note).done();
     if (!valid.ok) return valid;
     if (input.verdict === undefined) return fail('INVALID_INPUT', 'Invalid input: verdict: required.', { issues: [{ path: 'verdict', message: 'required' }] });
-    return this.withLease(input, async (tx, issue, lease) => {
+    return this.withLease('review', input, async (tx, issue, lease) => {
       const judged = await judge(tx, issue, lease, this.caller, input.verdict, input.note);
       if (!judged.ok) return judged;
       this.tokens.forget(issue.key);
@@ -198,7 +200,7 @@ export class Baton extends ServiceOperations {
       .text('body', input.body, LIMITS.body)
       .priority('priority', input.priority)
       .labels('labels', input.labels)
-      .oneOf('status', input.status, ['todo', 'doing', 'review', 'done', 'cancelled'])
+      .oneOf('status', input.status, SETTABLE_STATUSES)
       .done();
     if (!valid.ok) return valid;
     return this.write(async (tx) => {
@@ -233,7 +235,7 @@ export class Baton extends ServiceOperations {
 
   async listIssues(input: In.ListIssuesInput): Promise<Result<{ issues: T.IssueSummary[]; nextCursor: string | null }>> {
     const valid = check()
-      .oneOf('status', input.status, ['todo', 'doing', 'review', 'done', 'cancelled'])
+      .oneOf('status', input.status, STATUSES)
       .text('label', input.label, LIMITS.label)
       .text('text', input.text, LIMITS.title)
       .int('limit', input.limit, 1, LIMITS.listMax)

@@ -18,13 +18,20 @@ export interface BatonConfig {
    * `warn` lets the push through with a warning, `strict` refuses it.
    */
   guard: GuardMode;
+  /** Expiries in a row with no checkpoint between that make an issue `stuck`; 0 for no limit. */
+  maxReclaims: number;
+  /** Days of activity kept in full; older activity of finished issues is folded into a summary. */
+  historyDays: number;
 }
 
 export const GUARD_MODES = ['warn', 'strict'] as const;
 export type GuardMode = (typeof GUARD_MODES)[number];
 
 export const CONFIG_FILE = '.baton.json';
-export const DEFAULTS: BatonConfig = { prefix: 'BAT', leaseSeconds: DEFAULT_LEASE_SECONDS, requireReview: false, worktreeRoot: null, guard: 'warn' };
+export const DEFAULTS: BatonConfig = { prefix: 'BAT', leaseSeconds: DEFAULT_LEASE_SECONDS, requireReview: false, worktreeRoot: null, guard: 'warn', maxReclaims: 3, historyDays: 90 };
+
+/** Bounds of the whole-number settings besides the lease: `maxReclaims` (0 = no limit) and `historyDays`. */
+const COUNTS = { maxReclaims: { min: 0, max: 1000, unit: 'expiries' }, historyDays: { min: 1, max: 36_500, unit: 'days' } } as const;
 
 type Source = { kind: 'file'; file: string; field: keyof BatonConfig } | { kind: 'env'; setting: string };
 
@@ -38,6 +45,15 @@ function checkLease(value: unknown, source: Source): Result<number> {
   const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < LEASE_SECONDS_MIN || n > LEASE_SECONDS_MAX) {
     return invalid(source, `must be a whole number of seconds from ${LEASE_SECONDS_MIN} to ${LEASE_SECONDS_MAX}, not ${JSON.stringify(value)}`);
+  }
+  return ok(n);
+}
+
+function checkCount(name: keyof typeof COUNTS, value: unknown, source: Source): Result<number> {
+  const { min, max, unit } = COUNTS[name];
+  const n = source.kind === 'env' && typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) {
+    return invalid(source, `must be a whole number of ${unit} from ${min} to ${max}, not ${JSON.stringify(value)}`);
   }
   return ok(n);
 }
@@ -91,7 +107,7 @@ function readFile(file: string): Result<Partial<Record<keyof BatonConfig, unknow
 
 /**
  * Reads `.baton.json` (when the repository has one) and the environment:
- * `BATON_PREFIX`, `BATON_LEASE_SECONDS`, `BATON_REQUIRE_REVIEW`, `BATON_GUARD`. A bad value is an
+ * `BATON_PREFIX`, `BATON_LEASE_SECONDS`, `BATON_REQUIRE_REVIEW`, `BATON_GUARD`, `BATON_MAX_RECLAIMS`, `BATON_HISTORY_DAYS`. A bad value is an
  * error naming the file and field, or the setting; it is never ignored.
  */
 export function loadConfig(options: { repoRoot: string | null; env?: NodeJS.ProcessEnv }): Result<BatonConfig> {
@@ -128,6 +144,12 @@ export function loadConfig(options: { repoRoot: string | null; env?: NodeJS.Proc
       if (!r.ok) return r;
       config.guard = r.value;
     }
+    for (const name of ['maxReclaims', 'historyDays'] as const) {
+      if (values[name] === undefined) continue;
+      const r = checkCount(name, values[name], { kind: 'file', file, field: name });
+      if (!r.ok) return r;
+      config[name] = r.value;
+    }
   }
   if (env.BATON_PREFIX !== undefined) {
     const r = checkPrefix(env.BATON_PREFIX, { kind: 'env', setting: 'BATON_PREFIX' });
@@ -148,6 +170,12 @@ export function loadConfig(options: { repoRoot: string | null; env?: NodeJS.Proc
     const r = checkGuard(env.BATON_GUARD, { kind: 'env', setting: 'BATON_GUARD' });
     if (!r.ok) return r;
     config.guard = r.value;
+  }
+  for (const [name, setting] of [['maxReclaims', 'BATON_MAX_RECLAIMS'], ['historyDays', 'BATON_HISTORY_DAYS']] as const) {
+    if (env[setting] === undefined) continue;
+    const r = checkCount(name, env[setting], { kind: 'env', setting });
+    if (!r.ok) return r;
+    config[name] = r.value;
   }
   return ok(config);
 }

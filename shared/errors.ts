@@ -9,6 +9,7 @@ export const ERROR_CODES = [
   'CLAIM_MISMATCH',
   'FORBIDDEN',
   'CYCLE',
+  'STUCK',
   'STORE_UNAVAILABLE',
 ] as const;
 

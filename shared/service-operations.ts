@@ -1,3 +1,4 @@
+import { buildStory, type Story } from './history/story.js';
 import { LIMITS } from './limits.js';
 import { ok, type Result } from './result.js';
 import { liveFences, renewSessionLeases } from './rules/claims.js';
@@ -6,6 +7,8 @@ import { releaseByOperator } from './rules/finish.js';
 import { findIssue, findIssueById, issueView, statusesOf, summaries } from './rules/issues.js';
 import { anyExpired, sweepExpired } from './rules/leases.js';
 import { recentlyDone } from './rules/listing.js';
+import { closeByOperator, reopenIssue } from './rules/operator.js';
+import { DAY_MS, prune, type Pruned } from './rules/retention.js';
 import { currentSessions, endSession, forgetSessions, HISTORY_KEPT_MS, recordSession, unrenewedLeases } from './rules/sessions.js';
 import { SessionOperations } from './session-operations.js';
 import type * as In from './inputs.js';
@@ -14,6 +17,9 @@ import { check } from './validate.js';
 
 /** Default number of expired leases one sweep clears. */
 export const SWEEP_BATCH = 100;
+
+/** Rows of each kind one run of retention folds at most: a server's run at start or daily stays short. */
+export const PRUNE_BATCH = 5000;
 
 /**
  * The operations that are no agent's tool: those of people (the CLI, the editor), of
@@ -51,6 +57,49 @@ export abstract class ServiceOperations extends SessionOperations {
   }
 
   /**
+   * Retention: folds history of finished issues older than `olderThanDays` (default the
+   * `historyDays` setting) into per-issue summaries, at most `limit` rows of each kind
+   * (shared/rules/retention.ts). `more` says a further run has work.
+   */
+  async prune(input: { olderThanDays?: number; limit?: number } = {}): Promise<Result<Pruned>> {
+    const valid = check().int('olderThanDays', input.olderThanDays, 0, 36_500).int('limit', input.limit, 1, 1_000_000).done();
+    if (!valid.ok) return valid;
+    const days = input.olderThanDays ?? this.config.historyDays;
+    return this.write(async (tx) => ok(await prune(tx, tx.now - days * DAY_MS, tx.now - HISTORY_KEPT_MS, input.limit ?? PRUNE_BATCH)));
+  }
+
+  /** `baton why`: the issue's story in order, one line an event (shared/history/story.ts). */
+  async story(input: { key: string }): Promise<Result<Story>> {
+    const valid = check().key('key', input.key).done();
+    if (!valid.ok) return valid;
+    return this.read((tx) => buildStory(tx, input.key));
+  }
+
+  /** `baton close`: ends whatever live lease holds the issue, as `releaseAsOperator` does, and marks it done. */
+  async closeAsOperator(input: { key: string; reason?: string }): Promise<Result<{ issue: T.Issue; released: boolean }>> {
+    const valid = check().key('key', input.key).text('reason', input.reason, LIMITS.note).done();
+    if (!valid.ok) return valid;
+    return this.write(async (tx) => {
+      const found = await findIssue(tx, input.key, true);
+      if (!found.ok) return found;
+      const closed = await closeByOperator(tx, found.value, this.caller.agent, this.config.maxReclaims, input.reason);
+      return closed.ok ? ok({ issue: await issueView(tx, await findIssueById(tx, found.value.id)), released: closed.value.released }) : closed;
+    });
+  }
+
+  /** `baton reopen`: a done, cancelled or stuck issue back to todo. */
+  async reopen(input: { key: string }): Promise<Result<{ issue: T.Issue }>> {
+    const valid = check().key('key', input.key).done();
+    if (!valid.ok) return valid;
+    return this.write(async (tx) => {
+      const found = await findIssue(tx, input.key, true);
+      if (!found.ok) return found;
+      const reopened = await reopenIssue(tx, found.value, this.caller.agent);
+      return reopened.ok ? this.issueAnswer(tx, found.value.id) : reopened;
+    });
+  }
+
+  /**
    * Ends whatever live lease holds the issue, without its token: for `baton release` and the editor.
    * With `fence`, only the claim of that fence: a claim taken since is left alone and `released` is false.
    */
@@ -60,7 +109,7 @@ export abstract class ServiceOperations extends SessionOperations {
     return this.write(async (tx) => {
       const found = await findIssue(tx, input.key, true);
       if (!found.ok) return found;
-      const released = await releaseByOperator(tx, found.value, this.caller.agent, input.note, input.fence);
+      const released = await releaseByOperator(tx, found.value, this.caller.agent, this.config.maxReclaims, input.note, input.fence);
       return ok({ issue: await issueView(tx, await findIssueById(tx, found.value.id)), released });
     });
   }
@@ -102,7 +151,7 @@ export abstract class ServiceOperations extends SessionOperations {
     // Every server sweeps on a timer: look first, so an idle tick takes no cross-process lock.
     const due = await this.read(async (tx) => ok(await anyExpired(tx)));
     if (!due.ok || !due.value) return due.ok ? ok({ reclaimed: [] }) : due;
-    return this.write(async (tx) => ok({ reclaimed: await sweepExpired(tx, limit, this.caller.agent) }));
+    return this.write(async (tx) => ok({ reclaimed: await sweepExpired(tx, limit, this.caller.agent, this.config.maxReclaims) }));
   }
 
   /** Keys of live leases this session holds that no renewer keeps alive. */

@@ -6,6 +6,7 @@ import type * as In from './inputs.js';
 import { fail, ok, type Result } from './result.js';
 import { findIssue, findIssueById, issueView } from './rules/issues.js';
 import { authorize, type LeaseContext, SessionTokens } from './rules/leases.js';
+import { recordRefusal } from './rules/refusals.js';
 import type { IssueRow, LeaseRow } from './rules/rows.js';
 import type { Store, Tx } from './store/store.js';
 import type * as T from './types.js';
@@ -53,7 +54,7 @@ export abstract class SessionOperations {
   }
 
   protected get ctx(): LeaseContext {
-    return { caller: this.caller, leaseMs: this.config.leaseSeconds * 1000, random: this.random, tokens: this.tokens };
+    return { caller: this.caller, leaseMs: this.config.leaseSeconds * 1000, random: this.random, tokens: this.tokens, maxReclaims: this.config.maxReclaims };
   }
 
   protected async write<R>(fn: (tx: Tx) => Promise<Result<R>>): Promise<Result<R>> {
@@ -72,15 +73,25 @@ export abstract class SessionOperations {
     }
   }
 
-  /** Runs `fn` on the issue's row (locked) once the lease check passed. */
-  protected withLease<R>(input: In.LeaseInput, fn: (tx: Tx, issue: IssueRow, lease: LeaseRow) => Promise<Result<R>>): Promise<Result<R>> {
-    return this.write(async (tx) => {
+  /**
+   * Runs `fn` on the issue's row (locked) once the lease check passed. A late write of a
+   * lease that ended (`CLAIM_LOST`) leaves one `refused` event in the activity log and
+   * nothing else (`recordRefusal`): that transaction commits, answering the refusal.
+   */
+  protected async withLease<R>(operation: string, input: In.LeaseInput, fn: (tx: Tx, issue: IssueRow, lease: LeaseRow) => Promise<Result<R>>): Promise<Result<R>> {
+    const outcome = await this.write<Result<R>>(async (tx) => {
       const found = await findIssue(tx, input.key, true);
       if (!found.ok) return found;
       const lease = await authorize(tx, found.value, input.claimToken, this.caller);
-      if (!lease.ok) return lease;
-      return fn(tx, found.value, lease.value);
+      if (!lease.ok) {
+        if (lease.error.code !== 'CLAIM_LOST' || lease.error.reason === 'never issued') return lease;
+        await recordRefusal(tx, found.value, input.claimToken, operation, this.caller, String(lease.error.reason));
+        return ok(lease);
+      }
+      const done = await fn(tx, found.value, lease.value);
+      return done.ok ? ok(done) : done;
     });
+    return outcome.ok ? outcome.value : outcome;
   }
 
   protected async issueAnswer(tx: Tx, id: number): Promise<Result<{ issue: T.Issue }>> {

@@ -1,7 +1,10 @@
 /** The shapes of docs/protocol.md sections 3 to 5, as the core hands them out. Times are ISO 8601 strings. */
 
-export const STATUSES = ['todo', 'doing', 'review', 'done', 'cancelled'] as const;
+/** `stuck`: its lease expired `maxReclaims` times in a row with no checkpoint; never dispatched until reopened. */
+export const STATUSES = ['todo', 'doing', 'review', 'done', 'cancelled', 'stuck'] as const;
 export type Status = (typeof STATUSES)[number];
+/** Statuses `update_issue` may set. */
+export const SETTABLE_STATUSES = ['todo', 'doing', 'review', 'done', 'cancelled'] as const satisfies readonly Status[];
 /** Statuses of work that is over: an issue in one of them no longer blocks anything. */
 export const FINISHED: readonly Status[] = ['done', 'cancelled'];
 
@@ -85,6 +88,8 @@ export interface IssueSummary {
   labels: string[];
   blockedBy: string[];
   held: boolean;
+  /** Only on an issue that needs a person (`stuck`): why. */
+  attention?: string;
   createdAt: string;
   updatedAt: string;
 }

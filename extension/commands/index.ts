@@ -8,6 +8,7 @@ import { registerOpenWorktree } from './openWorktree.js';
 import { registerRefresh } from './refresh.js';
 import { registerRelease } from './release.js';
 import { registerRenewNow } from './renewNow.js';
+import { registerReopen } from './reopen.js';
 import { registerShowActivity } from './showActivity.js';
 import { registerShowLog } from './showLog.js';
 import { registerTidyWorktrees } from './tidyWorktrees.js';
@@ -17,6 +18,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   for (const register of [
     registerRefresh,
     registerRelease,
+    registerReopen,
     registerRenewNow,
     registerOpenCheckpoint,
     registerCopyBranch,

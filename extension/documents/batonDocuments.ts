@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { BatonSource } from '../model/batonSource.js';
 import type { ClaimsModel } from '../model/claimsModel.js';
-import { renderActivity, renderCheckpoint } from '../model/renderDocuments.js';
+import { renderActivity, renderCheckpoint, renderStory } from '../model/renderDocuments.js';
 import { SCHEMES } from '../constants.js';
 import { messageFor } from '../errors.js';
 
@@ -10,13 +10,13 @@ export function checkpointUri(key: string): vscode.Uri {
   return vscode.Uri.from({ scheme: SCHEMES.checkpoint, path: `/${key}.md` });
 }
 
-/** `baton-activity:/BAT-3.md`, or `/all.md` for every issue. */
+/** `baton-activity:/BAT-3.md` (the issue's story), or `/all.md` (the activity log of every issue). */
 export function activityUri(key: string | null): vscode.Uri {
   return vscode.Uri.from({ scheme: SCHEMES.activity, path: `/${key ?? 'all'}.md` });
 }
 
 /**
- * Read-only markdown documents for checkpoints and activity logs, rendered from the
+ * Read-only markdown documents for checkpoints, issue histories and the activity log, rendered from the
  * store on demand and redrawn when the store changes while they are open.
  */
 export class BatonDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
@@ -49,9 +49,13 @@ export class BatonDocuments implements vscode.TextDocumentContentProvider, vscod
       const detail = await baton.value.getIssue({ key: name });
       return detail.ok ? renderCheckpoint(detail.value) : `${messageFor(detail.error)}\n`;
     }
-    const key = name === 'all' ? null : name;
-    const activity = await baton.value.activity({ ...(key ? { key } : {}), limit: 200 });
-    return activity.ok ? renderActivity(key, activity.value.events) : `${messageFor(activity.error)}\n`;
+    if (name !== 'all') {
+      // One issue: its story, as `baton why` tells it.
+      const story = await baton.value.story({ key: name });
+      return story.ok ? renderStory(story.value) : `${messageFor(story.error)}\n`;
+    }
+    const activity = await baton.value.activity({ limit: 200 });
+    return activity.ok ? renderActivity(null, activity.value.events) : `${messageFor(activity.error)}\n`;
   }
 
   dispose(): void {

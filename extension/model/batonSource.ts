@@ -259,18 +259,20 @@ async function readClaims(baton: Baton): Promise<Result<ClaimsPart>> {
 
 /** The issue lists, and which unheld issues in progress have a checkpoint to resume from. */
 async function readLists(baton: Baton): Promise<Result<IssueLists>> {
-  const [ready, todo, doing, review, done] = await Promise.all([
+  const [ready, todo, doing, review, done, stuck] = await Promise.all([
     baton.readyQueue({ limit: LIST_LIMIT }),
     baton.listIssues({ status: 'todo', limit: LIST_LIMIT }),
     baton.listIssues({ status: 'doing', limit: LIST_LIMIT }),
     baton.listIssues({ status: 'review', limit: LIST_LIMIT }),
     baton.recentlyDone({ limit: DONE_LIMIT }),
+    baton.listIssues({ status: 'stuck', limit: LIST_LIMIT }),
   ]);
   if (!ready.ok) return ready;
   if (!todo.ok) return todo;
   if (!doing.ok) return doing;
   if (!review.ok) return review;
   if (!done.ok) return done;
+  if (!stuck.ok) return stuck;
   const blocked = await readBlocked(baton, { todo: todo.value, doing: doing.value, review: review.value });
   if (!blocked.ok) return blocked;
   const unheld = doing.value.issues.filter((i) => !i.held).slice(0, DETAIL_LIMIT);
@@ -282,6 +284,7 @@ async function readLists(baton: Baton): Promise<Result<IssueLists>> {
     review: review.value.issues,
     blocked: blocked.value,
     done: done.value.issues,
+    stuck: stuck.value.issues,
     checkpointed: details.filter(({ detail }) => detail.ok && detail.value.checkpoint).map(({ key }) => key),
   });
 }

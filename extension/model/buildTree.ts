@@ -15,6 +15,7 @@ export interface TreeContext {
 }
 
 const LABELS: Record<GroupId, string> = {
+  attention: 'Needs attention',
   claimed: 'Claimed',
   doing: 'Doing (unheld)',
   ready: 'Ready',
@@ -57,7 +58,9 @@ export function buildTree(snapshot: BatonSnapshot, ctx: TreeContext): GroupNode[
   const done = [...snapshot.done].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
   const issue = (group: Exclude<GroupId, 'claimed'>) => (i: IssueSummary) => issueNode(group, i, open, checkpointed.has(i.key), ctx.now);
 
+  const attention = [...snapshot.stuck].sort(byDispatchOrder);
   const groups: GroupNode[] = [
+    group('attention', attention.map(issue('attention'))),
     group('claimed', claims.map((c) => claimNode(c, snapshot, ctx))),
     group('doing', unheld.map(issue('doing'))),
     group('ready', ready.map(issue('ready'))),
@@ -169,6 +172,7 @@ function issueNode(group: Exclude<GroupId, 'claimed'>, issue: IssueSummary, open
     blocked: `blocked by ${blockers.join(', ')}`,
     review: `${priority} · waiting for a reviewer`,
     done: `done ${formatAgo(issue.updatedAt, now)}`,
+    attention: `${issue.status} · reopen to hand it out again`,
   }[group];
   const explain = {
     doing: resumed
@@ -178,6 +182,7 @@ function issueNode(group: Exclude<GroupId, 'claimed'>, issue: IssueSummary, open
     blocked: `Blocked by ${blockers.map(escapeMarkdown).join(', ')}: claimable once they are done.`,
     review: 'Submitted for review: a reviewer claims it with `next_issue({ role: "reviewer" })`.',
     done: `Done ${formatTime(issue.updatedAt)}.`,
+    attention: `Needs attention (${issue.status}): ${escapeMarkdown(issue.attention ?? 'a person must decide')}.`,
   }[group];
   const facts = [
     `Priority ${escapeMarkdown(priority)}`,

@@ -1,3 +1,4 @@
+import type { Story } from '../../shared/history/story.js';
 import type { ActivityEvent, IssueDetail } from '../../shared/types.js';
 import { escapeMarkdown, formatTime } from './format.js';
 
@@ -23,6 +24,21 @@ export function renderCheckpoint(detail: IssueDetail): string {
 }
 
 /** An activity log, newest first, as a markdown document. */
+/**
+ * An issue's story (`baton why`): a table of its events in order, with agent, worktree
+ * and what each meant, built by shared/history/story.ts as the CLI's is.
+ */
+export function renderStory(story: Story): string {
+  const lines = [`# History of ${escapeMarkdown(story.key)}: ${escapeMarkdown(story.title)}`, '', `Status: ${escapeMarkdown(story.status)}`, ''];
+  if (story.lines.length === 0) return [...lines, '_Nothing yet._', ''].join('\n');
+  lines.push('| When | Event | Agent | Worktree | What happened |', '| --- | --- | --- | --- | --- |');
+  for (const l of story.lines) {
+    const cells = [formatTime(l.at), l.kind, l.agent, l.worktree ?? '', l.text].map((c) => escapeMarkdown(c).replace(/\r?\n/g, ' '));
+    lines.push(`| ${cells.join(' | ')} |`);
+  }
+  return [...lines, ''].join('\n');
+}
+
 export function renderActivity(key: string | null, events: readonly ActivityEvent[]): string {
   const lines = [`# Activity${key ? ` of ${escapeMarkdown(key)}` : ''}`, ''];
   if (events.length === 0) return [...lines, '_Nothing yet._', ''].join('\n');

@@ -17,6 +17,8 @@ export interface BatonSnapshot {
   review: IssueSummary[];
   /** Every todo issue an unfinished issue blocks (the lists above may be cut), with only those blockers in `blockedBy`. */
   blocked: IssueSummary[];
+  /** Issues that need a person (`stuck`), each with its `attention` reason. */
+  stuck: IssueSummary[];
   /** Recently finished, newest first. */
   done: IssueSummary[];
   /** Keys of unheld `doing` issues that have a checkpoint: the next claimer resumes them. */

@@ -1,7 +1,7 @@
 import type { Overlap } from '../../shared/types.js';
 /** The Claims tree as plain data: built by `buildTree`, drawn by the TreeItem classes. */
 
-export const GROUP_IDS = ['claimed', 'doing', 'ready', 'blocked', 'review', 'done'] as const;
+export const GROUP_IDS = ['attention', 'claimed', 'doing', 'ready', 'blocked', 'review', 'done'] as const;
 export type GroupId = (typeof GROUP_IDS)[number];
 
 export interface GroupNode {

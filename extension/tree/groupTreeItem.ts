@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { GroupId, GroupNode } from '../model/treeNodes.js';
 
 const ICONS: Record<GroupId, string> = {
+  attention: 'warning',
   claimed: 'lock',
   doing: 'debug-pause',
   ready: 'play-circle',

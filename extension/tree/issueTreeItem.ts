@@ -15,10 +15,12 @@ function icon(node: IssueNode): vscode.ThemeIcon {
       return new vscode.ThemeIcon('eye');
     case 'done':
       return new vscode.ThemeIcon('pass-filled', new vscode.ThemeColor('testing.iconPassed'));
+    case 'attention':
+      return new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
   }
 }
 
-/** An issue no one holds. Clicking it shows its activity. */
+/** An issue no one holds. Clicking it shows its history. */
 export class IssueTreeItem extends vscode.TreeItem {
   constructor(readonly node: IssueNode) {
     super(keyedLabel(node.key, node.title), vscode.TreeItemCollapsibleState.None);
@@ -27,6 +29,6 @@ export class IssueTreeItem extends vscode.TreeItem {
     this.tooltip = tooltip(node.tooltip);
     this.iconPath = icon(node);
     this.contextValue = ['issue', node.group, node.hasCheckpoint ? 'checkpoint' : ''].filter(Boolean).join(' ');
-    this.command = { command: COMMANDS.showActivity, title: 'Show Activity', arguments: [node.key] };
+    this.command = { command: COMMANDS.showActivity, title: 'Show History', arguments: [node.key] };
   }
 }

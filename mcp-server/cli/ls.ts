@@ -27,7 +27,7 @@ export function registerLsCommand(program: Command, deps: CliDeps): void {
       .command('ls')
       .summary('list issues')
       .description('list issues with their holder, time left and checkpoint (open issues, newest first)')
-      .option('-s, --status <status>', 'only this status (todo, doing, review, done, cancelled)', parseStatus)
+      .option('-s, --status <status>', 'only this status (todo, doing, review, done, cancelled, stuck)', parseStatus)
       .option('-l, --label <label>', 'only issues with this label')
       .option('-t, --text <text>', 'only issues whose title or body contains this')
       .option('--ready', 'only issues ready to claim, in dispatch order (the other filters still apply)')
@@ -49,7 +49,13 @@ export function registerLsCommand(program: Command, deps: CliDeps): void {
       const rows = unwrap(await withClaims(baton, issues));
       if (ctx.json) return ctx.printJson({ issues: rows });
       if (rows.length === 0) return ctx.print(ctx.out.dim(opts.ready ? 'Nothing is ready.' : 'No issues.'));
-      ctx.print(issuesTable(ctx.out, rows, (await ctx.storeClock())(), ctx.width));
+      // Issues that need a person come first, each with its reason, apart from the table.
+      const attention = rows.filter((row) => row.attention);
+      const rest = rows.filter((row) => !row.attention);
+      if (attention.length > 0) {
+        ctx.print([ctx.out.bold('Needs attention'), ...attention.map((row) => `  ${ctx.out.yellow(row.status)}  ${ctx.out.bold(row.key)}  ${row.title}  ${ctx.out.dim(row.attention!)}`), ''].join('\n'));
+      }
+      if (rest.length > 0) ctx.print(issuesTable(ctx.out, rest, (await ctx.storeClock())(), ctx.width));
     }),
   );
 }

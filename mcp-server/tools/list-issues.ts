@@ -16,7 +16,7 @@ export const listIssuesInput = z.strictObject({
 });
 
 export const listIssuesOutput = answerSchema({
-  issues: z.array(issueOutput.extend({ held: z.boolean() })),
+  issues: z.array(issueOutput.extend({ held: z.boolean(), attention: z.string().optional() })),
   nextCursor: z.string().nullable(),
 });
 

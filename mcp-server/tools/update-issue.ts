@@ -2,7 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { ServerDeps } from '../deps.js';
 import { issueLine } from '../render.js';
-import { answerSchema, bodyInput, issueOutput, keyInput, labelsInput, priorityInput, statusInput, titleInput } from '../schemas.js';
+import { answerSchema, bodyInput, issueOutput, keyInput, labelsInput, priorityInput, settableStatusInput, titleInput } from '../schemas.js';
 import { type ListedTool, registerBatonTool } from '../tool.js';
 
 export const updateIssueInput = z.strictObject({
@@ -11,7 +11,7 @@ export const updateIssueInput = z.strictObject({
   body: bodyInput.optional(),
   priority: priorityInput.optional(),
   labels: labelsInput.optional().describe('Replaces all labels.'),
-  status: statusInput.optional().describe('For triage (e.g. cancelled); finish work with done instead.'),
+  status: settableStatusInput.optional().describe('For triage (e.g. cancelled); finish work with done instead.'),
 });
 
 export const updateIssueOutput = answerSchema({ issue: issueOutput });

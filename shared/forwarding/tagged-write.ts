@@ -70,6 +70,7 @@ function taggedStore(store: Store, tag: RequestTag, tokens: SessionTokens, chang
     read: (fn) => store.read(fn),
     version: () => store.version(),
     analyze: () => store.analyze(),
+    compact: () => store.compact(),
     info: () => store.info(),
     // The store outlives the request.
     close: async () => {},

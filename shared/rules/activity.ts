@@ -18,7 +18,11 @@ export type EventType =
   | 'changes_requested'
   | 'commented'
   | 'related'
-  | 'unrelated';
+  | 'unrelated'
+  | 'closed'
+  | 'reopened'
+  | 'stuck'
+  | 'refused';
 
 /** Appends one event. The log is never updated or deleted from, and never holds a token. */
 export async function recordEvent(

@@ -19,7 +19,8 @@ export async function addCheckpoint(tx: Tx, issueId: number, input: NewCheckpoin
     'INSERT INTO checkpoints (issue_id, note, state, agent, git, at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *',
     [issueId, input.note, state, input.agent, git, tx.now],
   ))!;
-  await touchIssue(tx, issueId, { checkpoint_id: row.id });
+  // A checkpoint is progress: the count of expiries in a row that makes an issue stuck starts over.
+  await touchIssue(tx, issueId, { checkpoint_id: row.id, expiry_streak: 0 });
   return toCheckpoint(row);
 }
 

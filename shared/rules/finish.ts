@@ -69,11 +69,11 @@ export async function judge(
  * With `fence`, only the claim of that fence, the one the person saw and confirmed: a
  * claim taken since is left alone.
  */
-export async function releaseByOperator(tx: Tx, issue: IssueRow, by: string, note?: string, fence?: number): Promise<boolean> {
+export async function releaseByOperator(tx: Tx, issue: IssueRow, by: string, maxReclaims: number, note?: string, fence?: number): Promise<boolean> {
   let lease = await getLease(tx, issue.id);
   if (!lease || (fence !== undefined && Number(lease.fence) !== fence)) return false;
   if (!isLive(lease, tx.now)) {
-    if (await reclaim(tx, issue, lease, by)) return false;
+    if (await reclaim(tx, issue, lease, by, maxReclaims)) return false;
     // A renewal committed after this transaction read the lease: release the renewed one.
     lease = await getLease(tx, issue.id);
     if (!isLive(lease, tx.now)) return false;

@@ -1,6 +1,7 @@
 import type { Tx } from '../store/store.js';
 import type { Issue, IssueSummary, Relations, Status } from '../types.js';
 import { fail, ok, type Result } from '../result.js';
+import { stuckReason } from './stuck.js';
 import { type CheckpointRow, ISSUE_COLUMNS, type IssueRow, iso, placeholders, toCheckpoint } from './rows.js';
 
 /** Keys are matched without regard to case: `bat-7` names `BAT-7`. */
@@ -151,6 +152,7 @@ export async function summaries(tx: Tx, rows: readonly IssueRow[]): Promise<Issu
     labels: JSON.parse(row.labels) as string[],
     blockedBy: blockers.filter((b) => Number(b.to_id) === row.id).map((b) => b.key),
     held: heldIds.has(row.id),
+    ...(row.status === 'stuck' ? { attention: stuckReason(Number(row.expiry_streak)) } : {}),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   }));

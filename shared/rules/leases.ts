@@ -8,6 +8,7 @@ import { recordEvent } from './activity.js';
 import { branchFor } from './branch.js';
 import { openBlockers } from './issues.js';
 import { type IssueRow, iso, type LeaseRow, limitTo, type TokenRow, type TokenState } from './rows.js';
+import { stuckReason, stuckRefusal } from './stuck.js';
 import { WriteConflictError } from './write-conflict.js';
 
 /**
@@ -35,6 +36,8 @@ export interface LeaseContext {
   leaseMs: number;
   random: RandomSource;
   tokens: SessionTokens;
+  /** Expiries in a row, with no checkpoint between, that make an issue `stuck`; 0 for no limit. */
+  maxReclaims: number;
 }
 
 /** One change to a session's tokens: a token set for a key, or the key forgotten (null). */
@@ -104,30 +107,50 @@ export function holderOf(row: LeaseRow, caller: Caller): { agent: string; sessio
   return { agent: row.agent, session: row.session === caller.session ? 'this' : 'other_session' };
 }
 
-async function endToken(tx: Tx, hash: string, state: TokenState): Promise<void> {
-  await tx.run(`UPDATE tokens SET state = ?, ended_at = ? WHERE hash = ? AND state = 'live'`, [state, tx.now, hash]);
+/** Ends the lease's token, keeping with it what its holding did: its renewals, by whom. */
+async function endToken(tx: Tx, lease: LeaseRow, state: TokenState): Promise<void> {
+  const renewals = Number(lease.renewals ?? 0);
+  await tx.run(
+    `UPDATE tokens SET state = ?, ended_at = ?, renewals = ?, renewed_from = ?, renewed_to = ?, renewer = ? WHERE hash = ? AND state = 'live'`,
+    [state, tx.now, renewals, lease.renewed_from ?? null, renewals > 0 ? lease.last_renewed_at : null, lease.renewer, lease.token_hash],
+  );
 }
 
 /** Ends a lease (release, completion, review, an operator); the issue keeps its checkpoint. */
 export async function endLease(tx: Tx, lease: LeaseRow, state: Exclude<TokenState, 'live'>): Promise<void> {
   await tx.run('DELETE FROM leases WHERE issue_id = ?', [lease.issue_id]);
-  await endToken(tx, lease.token_hash, state);
+  await endToken(tx, lease, state);
 }
+
+/** What clearing an expired lease came to: nothing (it was renewed meanwhile), reclaimed, or the issue now `stuck`. */
+export type Reclaimed = false | 'reclaimed' | 'stuck';
 
 /**
  * Clears an expired lease and records it as reclaimed; the checkpoint stays for the next
  * claimer. False, with nothing changed, when the lease is no longer the expired one this
  * transaction read: a renewal committed since then, and the lease lives on.
+ *
+ * The one place a lease ends by expiry (the sweep, a claim over an expired lease, an
+ * operator's release of one), so the stuck rule lives here: the issue's expiry streak
+ * grows by one (a checkpoint resets it), and at `maxReclaims` (0: never) an issue still
+ * to be worked on becomes `stuck`, which dispatch never hands out.
  */
-export async function reclaim(tx: Tx, issue: IssueRow, lease: LeaseRow, by: string): Promise<boolean> {
+export async function reclaim(tx: Tx, issue: IssueRow, lease: LeaseRow, by: string, maxReclaims: number): Promise<Reclaimed> {
   const deleted = await tx.run('DELETE FROM leases WHERE issue_id = ? AND token_hash = ? AND expires_at <= ?', [
     lease.issue_id,
     lease.token_hash,
     tx.now,
   ]);
   if (deleted.changes === 0) return false;
-  await endToken(tx, lease.token_hash, 'reclaimed');
-  await tx.run('UPDATE issues SET reclaim_count = reclaim_count + 1 WHERE id = ?', [issue.id]);
+  await endToken(tx, lease, 'reclaimed');
+  const streak = Number(issue.expiry_streak ?? 0) + 1;
+  const stuck = maxReclaims > 0 && streak >= maxReclaims && (issue.status === 'todo' || issue.status === 'doing');
+  await tx.run(`UPDATE issues SET reclaim_count = reclaim_count + 1, expiry_streak = ?${stuck ? `, status = 'stuck', updated_at = ?` : ''} WHERE id = ?`, [
+    streak,
+    ...(stuck ? [tx.now] : []),
+    issue.id,
+  ]);
+  issue.expiry_streak = streak;
   await recordEvent(
     tx,
     issue,
@@ -135,7 +158,10 @@ export async function reclaim(tx: Tx, issue: IssueRow, lease: LeaseRow, by: stri
     lease.agent,
     `lease of ${lease.agent} (fence ${lease.fence}) expired at ${iso(lease.expires_at)}; cleared by ${by}`,
   );
-  return true;
+  if (!stuck) return 'reclaimed';
+  issue.status = 'stuck';
+  await recordEvent(tx, issue, 'stuck', by, stuckReason(streak));
+  return 'stuck';
 }
 
 async function lostReason(tx: Tx, issue: IssueRow, hash: string, current: LeaseRow | undefined): Promise<ClaimLostReason> {
@@ -181,15 +207,13 @@ export async function authorize(tx: Tx, issue: IssueRow, token: string, caller: 
  */
 export async function renew(tx: Tx, lease: LeaseRow, leaseMs: number): Promise<LeaseRow> {
   const expires = tx.now + leaseMs;
-  const renewed = await tx.run('UPDATE leases SET last_renewed_at = ?, expires_at = ? WHERE issue_id = ? AND token_hash = ? AND expires_at > ?', [
-    tx.now,
-    expires,
-    lease.issue_id,
-    lease.token_hash,
-    tx.now,
-  ]);
+  // Counted on the lease, not logged one by one: a holding's renewals become one line of its story.
+  const renewed = await tx.run(
+    'UPDATE leases SET last_renewed_at = ?, expires_at = ?, renewals = renewals + 1, renewed_from = COALESCE(renewed_from, ?) WHERE issue_id = ? AND token_hash = ? AND expires_at > ?',
+    [tx.now, expires, tx.now, lease.issue_id, lease.token_hash, tx.now],
+  );
   if (renewed.changes === 0) throw new WriteConflictError(`the lease of issue ${lease.issue_id} (fence ${lease.fence}) changed before it was renewed`);
-  return { ...lease, last_renewed_at: tx.now, expires_at: expires };
+  return { ...lease, last_renewed_at: tx.now, expires_at: expires, renewals: Number(lease.renewals ?? 0) + 1, renewed_from: lease.renewed_from ?? tx.now };
 }
 
 /** A claim as the holder sees it: the lease row, its plaintext token, and whether a checkpoint was waiting. */
@@ -217,28 +241,34 @@ export async function takeOver(tx: Tx, issue: IssueRow, lease: LeaseRow, ctx: Le
     resumed: Number(lease.resumed) === 1 || issue.checkpoint_id !== null ? 1 : 0,
     last_renewed_at: tx.now,
     expires_at: tx.now + ctx.leaseMs,
+    renewals: 0,
+    renewed_from: null,
   };
   await tx.run(
-    'UPDATE leases SET token_hash = ?, session = ?, worktree = ?, renewer = ?, resumed = ?, last_renewed_at = ?, expires_at = ? WHERE issue_id = ?',
+    'UPDATE leases SET token_hash = ?, session = ?, worktree = ?, renewer = ?, resumed = ?, last_renewed_at = ?, expires_at = ?, renewals = 0, renewed_from = NULL WHERE issue_id = ?',
     [hash, moved.session, moved.worktree, moved.renewer, moved.resumed, moved.last_renewed_at, moved.expires_at, issue.id],
   );
-  await endToken(tx, lease.token_hash, 'superseded');
+  await endToken(tx, lease, 'superseded');
   await insertToken(tx, hash, moved, caller);
   await recordEvent(tx, issue, 'takeover', caller.agent, `session ${caller.session} took over fence ${lease.fence}`);
   ctx.tokens.set(issue.key, token);
   return { lease: moved, token, resumed: moved.resumed === 1 };
 }
 
-/** A token as issued; it keeps its lease's branch and worktree after the lease row is gone (rules/push-guard.ts). */
+/**
+ * A token as issued. It keeps its lease's branch and worktree after the lease row is gone
+ * (rules/push-guard.ts), and who renewed it (history/story.ts).
+ */
 async function insertToken(tx: Tx, hash: string, lease: Pick<LeaseRow, 'issue_id' | 'fence' | 'branch' | 'worktree'>, caller: Caller): Promise<void> {
   await tx.run(
-    `INSERT INTO tokens (hash, issue_id, fence, agent, session, state, ended_at, branch, worktree, started_at) VALUES (?, ?, ?, ?, ?, 'live', NULL, ?, ?, ?)`,
-    [hash, lease.issue_id, lease.fence, caller.agent, caller.session, lease.branch, lease.worktree, tx.now],
+    `INSERT INTO tokens (hash, issue_id, fence, agent, session, state, ended_at, branch, worktree, started_at, renewer) VALUES (?, ?, ?, ?, ?, 'live', NULL, ?, ?, ?, ?)`,
+    [hash, lease.issue_id, lease.fence, caller.agent, caller.session, lease.branch, lease.worktree, tx.now, caller.renewer],
   );
 }
 
 /** Whether the status lets this role claim: workers take todo/doing, reviewers take review. */
 function statusAllows(issue: IssueRow, role: Role): Result<void> {
+  if (issue.status === 'stuck') return stuckRefusal(issue);
   const allowed = role === 'reviewer' ? issue.status === 'review' : issue.status === 'todo' || issue.status === 'doing';
   if (allowed) return ok(undefined);
   const hint = issue.status === 'review' ? ' It awaits review: claim it with role "reviewer".' : '';
@@ -288,12 +318,16 @@ export async function claim(tx: Tx, issue: IssueRow, role: Role, ctx: LeaseConte
       return fail('BLOCKED', `${issue.key} is blocked by ${blockers.join(', ')}.`, { blockers });
     }
   }
-  if (lease && !(await reclaim(tx, issue, lease, caller.agent))) {
+  const reclaimed = lease ? await reclaim(tx, issue, lease, caller.agent, ctx.maxReclaims) : 'reclaimed';
+  if (reclaimed === false) {
     // A renewal committed after this transaction read the lease: it is live after all.
     const renewed = await getLease(tx, issue.id);
     if (!isLive(renewed, tx.now)) throw new WriteConflictError(`the lease of ${issue.key} changed while it was being reclaimed`);
     return heldAnswer(tx, issue, renewed, ctx);
   }
+  // This expiry was the last one allowed. Inside a batch the issue stays stuck; a claim of
+  // it alone is refused, which rolls back, and the sweep records it.
+  if (reclaimed === 'stuck') return stuckRefusal(issue);
 
   const token = mintToken(ctx.random);
   const hash = hashToken(token);
@@ -313,6 +347,8 @@ export async function claim(tx: Tx, issue: IssueRow, role: Role, ctx: LeaseConte
     claimed_at: tx.now,
     last_renewed_at: tx.now,
     expires_at: tx.now + ctx.leaseMs,
+    renewals: 0,
+    renewed_from: null,
   };
   await tx.run(
     `INSERT INTO leases (issue_id, token_hash, agent, session, role, branch, worktree, renewer, fence, resumed, claimed_at, last_renewed_at, expires_at)
@@ -336,7 +372,7 @@ export async function anyExpired(tx: Tx): Promise<boolean> {
  * Clears up to `limit` expired leases, oldest expiry first. On PostgreSQL an issue another
  * transaction holds is skipped, to be cleared on a later tick.
  */
-export async function sweepExpired(tx: Tx, limit: number, by: string): Promise<string[]> {
+export async function sweepExpired(tx: Tx, limit: number, by: string, maxReclaims: number): Promise<string[]> {
   const due = await tx.all<{ issue_id: number }>(`SELECT issue_id FROM leases WHERE expires_at <= ? ORDER BY expires_at ${limitTo(limit)}`, [tx.now]);
   const reclaimed: string[] = [];
   for (const { issue_id } of due) {
@@ -344,7 +380,7 @@ export async function sweepExpired(tx: Tx, limit: number, by: string): Promise<s
     if (!issue) continue;
     const lease = await getLease(tx, issue.id);
     if (!lease || isLive(lease, tx.now)) continue;
-    if (await reclaim(tx, issue, lease, by)) reclaimed.push(issue.key);
+    if (await reclaim(tx, issue, lease, by, maxReclaims)) reclaimed.push(issue.key);
   }
   return reclaimed;
 }

@@ -14,6 +14,8 @@ export interface IssueRow {
   parent_id: number | null;
   fence: number;
   reclaim_count: number;
+  /** Leases ended by expiry in a row with no checkpoint between. */
+  expiry_streak: number;
   checkpoint_id: number | null;
   created_at: number;
   updated_at: number;
@@ -33,6 +35,9 @@ export interface LeaseRow {
   claimed_at: number;
   last_renewed_at: number;
   expires_at: number;
+  /** Renewals of this holding (reset by a takeover), and the time of its first. */
+  renewals: number;
+  renewed_from: number | null;
 }
 
 export interface CheckpointRow {
@@ -71,17 +76,22 @@ export interface TokenRow {
   session: string;
   state: TokenState;
   ended_at: number | null;
-  /** The lease's branch and worktree, and when the token was issued; null on tokens older than these columns. */
+  /** The lease's branch and worktree, and when the token's holding began (claim or takeover); null on tokens older than these columns. */
   branch: string | null;
   worktree: string | null;
   started_at: number | null;
+  renewer: string | null;
+  /** The holding's renewals, copied from its lease when it ends. */
+  renewals: number;
+  renewed_from: number | null;
+  renewed_to: number | null;
 }
 
 /** What became of a token; `live` until its lease ends. */
 export type TokenState = 'live' | 'reclaimed' | 'released' | 'finished' | 'superseded';
 
 export const ISSUE_COLUMNS =
-  'id, number, key, title, body, status, priority, eff_priority, labels, parent_id, fence, reclaim_count, checkpoint_id, created_at, updated_at';
+  'id, number, key, title, body, status, priority, eff_priority, labels, parent_id, fence, reclaim_count, expiry_streak, checkpoint_id, created_at, updated_at';
 
 const DAY_MS = 86_400_000;
 /** 9999-12-31T23:59:59.999Z: past it, ISO 8601 needs six-digit years, which Date writes. */

@@ -79,6 +79,8 @@ export async function updateIssue(tx: Tx, caller: Caller, tokens: SessionTokens,
     const refused = await applyStatusToLease(tx, issue, status, caller, tokens);
     if (!refused.ok) return refused;
     sets.status = status;
+    // Moving an issue off stuck by hand gives it a fresh streak, as `baton reopen` does.
+    if (issue.status === 'stuck') sets.expiry_streak = 0;
   }
   if (Object.keys(sets).length === 0) return ok(issue);
 

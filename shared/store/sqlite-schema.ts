@@ -1,13 +1,4 @@
 /**
- * The schema of the file store, as numbered migrations: migration N brings a database
- * from `user_version` N-1 to N. The PostgreSQL store keeps the same tables and columns
- * (its own DDL), so the rules run unchanged on both; only `forwarded` is the file store's
- * alone, as only its servers forward writes.
- *
- * Times are integer milliseconds since the epoch. Labels are kept twice on purpose: as a
- * JSON array on the issue (read with it) and as rows of issue_labels (filtered on).
- */
-/**
  * Each token also records the branch and worktree of its lease and when it was issued:
  * a lease row goes when it ends, and the push guard (rules/push-guard.ts) must still
  * tell which worktree worked on a branch and who finished it. Live tokens of a database
@@ -27,6 +18,47 @@ export function tokenHistoryMigration(time: 'INTEGER' | 'BIGINT'): readonly stri
   ];
 }
 
+/**
+ * History, stuck issues and retention (docs/protocol.md, "History, stuck issues and
+ * retention"), the same statements on both stores:
+ * - `issues.expiry_streak`: leases ended by expiry in a row with no checkpoint between;
+ *   at `maxReclaims` the issue becomes `stuck`.
+ * - Renewals are counted on the lease (`renewals`, `renewed_from`) rather than logged one
+ *   by one, and copied to the lease's token row when the holding ends, with who renewed
+ *   it (the token's worktree and start come from the migration before): each holding's
+ *   story is one row however often it was renewed.
+ * - `history_summary`: activity folded away by retention, counts and first/last times by
+ *   issue and kind.
+ */
+export const HISTORY_MIGRATION: readonly string[] = [
+  `ALTER TABLE issues ADD COLUMN expiry_streak INTEGER NOT NULL DEFAULT 0`,
+  `ALTER TABLE leases ADD COLUMN renewals INTEGER NOT NULL DEFAULT 0`,
+  `ALTER TABLE leases ADD COLUMN renewed_from BIGINT`,
+  `ALTER TABLE tokens ADD COLUMN renewer TEXT`,
+  `ALTER TABLE tokens ADD COLUMN renewals INTEGER NOT NULL DEFAULT 0`,
+  `ALTER TABLE tokens ADD COLUMN renewed_from BIGINT`,
+  `ALTER TABLE tokens ADD COLUMN renewed_to BIGINT`,
+  `CREATE INDEX tokens_issue ON tokens(issue_id, fence)`,
+  `CREATE INDEX events_at ON events(at)`,
+  `CREATE TABLE history_summary (
+    issue_id BIGINT NOT NULL,
+    type TEXT NOT NULL,
+    count INTEGER NOT NULL,
+    first_at BIGINT NOT NULL,
+    last_at BIGINT NOT NULL,
+    PRIMARY KEY (issue_id, type)
+  )`,
+];
+
+/**
+ * The schema of the file store, as numbered migrations: migration N brings a database
+ * from `user_version` N-1 to N. The PostgreSQL store keeps the same tables and columns
+ * (its own DDL), so the rules run unchanged on both; only `forwarded` is the file store's
+ * alone, as only its servers forward writes.
+ *
+ * Times are integer milliseconds since the epoch. Labels are kept twice on purpose: as a
+ * JSON array on the issue (read with it) and as rows of issue_labels (filtered on).
+ */
 export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
   [
     `CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)`,
@@ -132,6 +164,7 @@ export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
     `CREATE INDEX forwarded_at ON forwarded(at)`,
   ],
   tokenHistoryMigration('INTEGER'),
+  HISTORY_MIGRATION,
 ];
 
 /** `PRAGMA application_id` of every Baton file: tells a Baton database from any other SQLite file. */

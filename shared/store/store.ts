@@ -60,6 +60,11 @@ export interface Store {
    * engine plans from them; a no-op where it does not.
    */
   analyze(): Promise<void>;
+  /**
+   * Gives back the space of deleted rows after retention (`baton prune`): a vacuumed new
+   * snapshot for the file store, VACUUM of the history tables on PostgreSQL.
+   */
+  compact(): Promise<void>;
   info(): Promise<StoreInfo>;
   close(): Promise<void>;
 }

@@ -2,7 +2,7 @@ import type { ErrorCode } from '../../shared/errors.js';
 
 /** The state and answers of the protocol model (model.ts), in the protocol's own terms. */
 
-export type Status = 'todo' | 'doing' | 'review' | 'done' | 'cancelled';
+export type Status = 'todo' | 'doing' | 'review' | 'done' | 'cancelled' | 'stuck';
 export type Role = 'worker' | 'reviewer';
 export type TokenState = 'live' | 'reclaimed' | 'released' | 'finished' | 'superseded';
 export type RelationType = 'blocks' | 'blockedBy' | 'relatesTo' | 'parent';
@@ -43,6 +43,8 @@ export interface ModelIssue {
   /** Grows by one at every new claim; survives release and reclaim. */
   fence: number;
   reclaimCount: number;
+  /** Expiries in a row with no checkpoint between; at `maxReclaims` a todo/doing issue becomes stuck. */
+  expiryStreak: number;
   checkpoint: ModelCheckpoint | null;
   /** The lease row, which may be past its expiry until a sweep or a claim clears it. */
   lease: ModelLease | null;

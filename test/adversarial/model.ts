@@ -48,6 +48,8 @@ export class ProtocolModel {
   constructor(
     readonly leaseMs: number,
     public now: number,
+    /** Expiries in a row that make an issue stuck; 0 for no limit. */
+    readonly maxReclaims: number,
   ) {}
 
   // ------------------------------------------------------------------ reading
@@ -121,6 +123,7 @@ export class ProtocolModel {
       createdAt: this.now,
       fence: 0,
       reclaimCount: 0,
+      expiryStreak: 0,
       checkpoint: null,
       lease: null,
       blocks: new Set(),
@@ -149,6 +152,8 @@ export class ProtocolModel {
       issue.events.push('updated');
     }
     if (statusChanged) {
+      // Moving an issue off stuck by hand gives it a fresh streak, as `baton reopen` does.
+      if (issue.status === 'stuck') issue.expiryStreak = 0;
       issue.status = status;
       issue.events.push('status');
     }
@@ -234,9 +239,12 @@ export class ProtocolModel {
       if (lease.session !== caller.session) return refuse('ALREADY_CLAIMED');
       return ok(this.view(issue, lease, false));
     }
+    if (issue.status === 'stuck') return refuse('STUCK');
     const allowed = role === 'reviewer' ? issue.status === 'review' : issue.status === 'todo' || issue.status === 'doing';
     if (!allowed) return refuse('NOT_READY');
     if (role === 'worker' && this.openBlockers(key).length > 0) return refuse('BLOCKED');
+    // Clearing the expired lease would be the expiry that makes it stuck: refused, nothing changed.
+    if (issue.lease && this.wouldStick(issue)) return refuse('STUCK');
     return ok(this.claimFresh(issue, caller, role, fresh));
   }
 
@@ -262,9 +270,14 @@ export class ProtocolModel {
       remembered.session = caller.session;
       return ok(claims);
     }
-    const claims = this.ready(role, labels)
-      .slice(0, max)
-      .map((issue) => this.claimFresh(issue, caller, role, fresh));
+    // In dispatch order; an issue whose expired lease was its last allowed expiry becomes
+    // stuck on the way (kept, as the batch commits) and the batch looks further.
+    const claims: ModelClaim[] = [];
+    for (const issue of this.ready(role, labels)) {
+      if (claims.length >= max) break;
+      if (issue.lease && this.reclaim(issue)) continue;
+      claims.push(this.claimFresh(issue, caller, role, fresh));
+    }
     if (id !== undefined) this.requests.set(id, { session: caller.session, items: claims.map((c) => ({ key: c.key, fence: c.fence })) });
     return ok(claims);
   }
@@ -289,6 +302,7 @@ export class ProtocolModel {
     if (!held.ok) return held;
     const issue = held.value;
     issue.checkpoint = { note, state, agent: caller.agent, at: this.now };
+    issue.expiryStreak = 0;
     const expiresAt = this.renew(issue.lease!);
     issue.events.push('checkpoint');
     return ok({ expiresAt });
@@ -372,6 +386,8 @@ export class ProtocolModel {
     const issue = this.issues.get(key);
     if (!issue) return refuse('NOT_FOUND');
     const checked = this.authorize(issue, token, caller);
+    // A late write of a lease the issue once had is logged after its refusal (`refused`).
+    if (!checked.ok && checked.code === 'CLAIM_LOST' && checked.reason !== 'never issued') issue.events.push('refused');
     return checked.ok ? ok(issue) : checked;
   }
 
@@ -462,10 +478,22 @@ export class ProtocolModel {
     issue.lease = null;
   }
 
-  private reclaim(issue: ModelIssue): void {
+  private wouldStick(issue: ModelIssue): boolean {
+    return this.maxReclaims > 0 && issue.expiryStreak + 1 >= this.maxReclaims && (issue.status === 'todo' || issue.status === 'doing');
+  }
+
+  /** Clears an expired lease; true when that made the issue stuck. */
+  private reclaim(issue: ModelIssue): boolean {
+    const stuck = this.wouldStick(issue);
     this.endLease(issue, 'reclaimed');
     issue.reclaimCount += 1;
+    issue.expiryStreak += 1;
     issue.events.push('reclaimed');
+    if (stuck) {
+      issue.status = 'stuck';
+      issue.events.push('stuck');
+    }
+    return stuck;
   }
 
   private addComment(issue: ModelIssue, agent: string, text: string): void {

@@ -52,7 +52,7 @@ export async function makeWorld(options: { leaseSeconds: number; compactAfterByt
   const world: World = {
     dir,
     clock,
-    model: new ProtocolModel(options.leaseSeconds * 1000, clock.now()),
+    model: new ProtocolModel(options.leaseSeconds * 1000, clock.now(), MAX_RECLAIMS),
     stores,
     slots: [],
     observers: [],
@@ -67,11 +67,14 @@ export async function makeWorld(options: { leaseSeconds: number; compactAfterByt
   return world;
 }
 
+/** Lower than the default, so that random runs meet stuck issues and the model must agree on them. */
+const MAX_RECLAIMS = 2;
+
 function core(world: World, store: Store, caller: Caller): Baton {
   return new Baton({
     store,
     caller: { ...caller, renewer: null, worktree: null },
-    config: { ...DEFAULTS, leaseSeconds: world.leaseMs / 1000 },
+    config: { ...DEFAULTS, leaseSeconds: world.leaseMs / 1000, maxReclaims: MAX_RECLAIMS },
     git: async () => null,
   });
 }

@@ -200,3 +200,15 @@ describe('overlapping claims', () => {
     expect(claimNode(tree, 'BAT-3').overlaps).toEqual([]);
   });
 });
+
+describe('needs attention', () => {
+  it('puts stuck issues first, in a Needs attention group, with their reason in the tooltip', () => {
+    const reason = 'its lease expired 3 times in a row with no checkpoint';
+    const groups = buildTree(snapshot({ stuck: [issue('BAT-7', { status: 'stuck', attention: reason })], ready: [issue('BAT-3')] }), ctx());
+    expect(groups.map((g) => g.label)).toEqual(['Needs attention', 'Ready']);
+    const node = groups[0].children[0] as IssueNode;
+    expect(node).toMatchObject({ key: 'BAT-7', description: 'stuck · reopen to hand it out again' });
+    expect(node.tooltip).toContain(reason);
+  });
+});
+

@@ -48,7 +48,11 @@ describe('every error code, each refusal changing nothing', () => {
     await refused(bob, 'create_issue', { title: 'x', blockedBy: ['BAT-999'] }, 'NOT_FOUND');
 
     expect(await eventCount(alice)).toBe(before2);
-    expect(before2).toBe(before + 1);
+    // The relation, and the late heartbeat of the finished lease, recorded as refused (the
+    // one refusal the log records; the issue itself is unchanged).
+    expect(before2).toBe(before + 2);
+    const refusedEvents = (await ok(alice, 'activity', { key: finished })).events.filter((e: { type: string }) => e.type === 'refused');
+    expect(refusedEvents.map((e: { detail: string }) => e.detail)).toEqual([expect.stringMatching(/^late heartbeat with fence 1 refused \(finished\)/)]);
     const status = await ok(alice, 'check_claim', { key: held, claimToken: token });
     expect(status).toMatchObject({ youHold: true, fence: 1 });
     expect((await ok(alice, 'get_issue', { key: held })).checkpoint).toBeNull();

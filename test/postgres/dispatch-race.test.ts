@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Baton } from '../../shared/baton.js';
+import { DEFAULTS } from '../../shared/config.js';
 import { openPostgresStore } from '../../shared/store/postgres/index.js';
 import type { Store } from '../../shared/store/store.js';
 import { BatonProcess, bundleBatonProcess } from './baton-processes.js';
@@ -41,7 +42,7 @@ describe.skipIf(!ADMIN_URL)('PostgreSQL store: dispatch across processes', () =>
     const creator = new Baton({
       store,
       caller: { agent: 'planner', session: 'planner-session', renewer: null, worktree: null },
-      config: { prefix: 'BAT', leaseSeconds: 1800, requireReview: false, worktreeRoot: null, guard: 'warn' },
+      config: { ...DEFAULTS, leaseSeconds: 1800 },
     });
     for (let i = 1; i <= ISSUES; i++) {
       // A few priorities, so dispatch order is not just creation order.

@@ -85,6 +85,7 @@ function clockedStore(inner: Store, clock: ManualClock, dir: string): Store {
     },
     version: () => inner.version(),
     analyze: () => inner.analyze(),
+    compact: () => inner.compact(),
     info: () => inner.info(),
     close: () => inner.close(),
   };

@@ -31,6 +31,7 @@ export function steeredStore(inner: Store, steering: Steering): Store {
     write: (fn) => inner.write((tx) => fn(steer(tx))),
     version: () => inner.version(),
     analyze: () => inner.analyze(),
+    compact: () => inner.compact(),
     info: () => inner.info(),
     close: () => inner.close(),
   };

@@ -13,12 +13,12 @@ function repoWith(config: unknown): string {
 
 describe('settings', () => {
   it('uses the defaults without a file', () => {
-    expect(value(loadConfig({ repoRoot: null, env: {} }))).toEqual({ prefix: 'BAT', leaseSeconds: 1800, requireReview: false, worktreeRoot: null, guard: 'warn' });
+    expect(value(loadConfig({ repoRoot: null, env: {} }))).toEqual({ prefix: 'BAT', leaseSeconds: 1800, requireReview: false, worktreeRoot: null, guard: 'warn', maxReclaims: 3, historyDays: 90 });
   });
 
   it('reads .baton.json and lets the environment win over it', () => {
     const dir = repoWith({ prefix: 'web', leaseSeconds: 600, requireReview: true });
-    expect(value(loadConfig({ repoRoot: dir, env: {} }))).toEqual({ prefix: 'WEB', leaseSeconds: 600, requireReview: true, worktreeRoot: null, guard: 'warn' });
+    expect(value(loadConfig({ repoRoot: dir, env: {} }))).toEqual({ prefix: 'WEB', leaseSeconds: 600, requireReview: true, worktreeRoot: null, guard: 'warn', maxReclaims: 3, historyDays: 90 });
     expect(value(loadConfig({ repoRoot: dir, env: { BATON_LEASE_SECONDS: '60', BATON_REQUIRE_REVIEW: 'false' } }))).toMatchObject({ leaseSeconds: 60, requireReview: false });
   });
 
@@ -33,6 +33,10 @@ describe('settings', () => {
     [{ guard: 'loud' }, 'guard'],
     [{ guard: true }, 'guard'],
     [{ colour: 'red' }, 'colour'],
+    [{ maxReclaims: -1 }, 'maxReclaims'],
+    [{ maxReclaims: 2.5 }, 'maxReclaims'],
+    [{ historyDays: 0 }, 'historyDays'],
+    [{ historyDays: '30' }, 'historyDays'],
   ])('names the file and the field of a bad value: %j', (config, field) => {
     const dir = repoWith(config);
     const error = refusal(loadConfig({ repoRoot: dir, env: {} }));
@@ -50,6 +54,13 @@ describe('settings', () => {
     expect(value(loadConfig({ repoRoot: dir, env: {} })).guard).toBe('strict');
     expect(value(loadConfig({ repoRoot: dir, env: { BATON_GUARD: 'warn' } })).guard).toBe('warn');
     expect(refusal(loadConfig({ repoRoot: null, env: { BATON_GUARD: 'on' } }))).toMatchObject({ code: 'INVALID_INPUT', setting: 'BATON_GUARD' });
+  });
+
+  it('reads maxReclaims (0 for no limit) and historyDays from the file, the environment winning', () => {
+    const dir = repoWith({ maxReclaims: 0, historyDays: 30 });
+    expect(value(loadConfig({ repoRoot: dir, env: {} }))).toMatchObject({ maxReclaims: 0, historyDays: 30 });
+    expect(value(loadConfig({ repoRoot: dir, env: { BATON_MAX_RECLAIMS: '5', BATON_HISTORY_DAYS: '7' } }))).toMatchObject({ maxReclaims: 5, historyDays: 7 });
+    expect(refusal(loadConfig({ repoRoot: null, env: { BATON_MAX_RECLAIMS: 'many' } }))).toMatchObject({ code: 'INVALID_INPUT', setting: 'BATON_MAX_RECLAIMS' });
   });
 
   it('names the file of malformed JSON', () => {

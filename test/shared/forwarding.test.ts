@@ -49,6 +49,7 @@ function gated(when: 'before' | 'after') {
     version: () => real.version(),
     info: () => real.info(),
     analyze: () => real.analyze(),
+    compact: () => real.compact(),
     close: () => real.close(),
     async write(fn) {
       if (!armed) return real.write(fn);

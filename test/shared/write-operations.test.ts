@@ -59,6 +59,7 @@ const CALLS: Record<Operation, Call> = {
   },
   comment: onIssue((b, key) => b.comment({ key, text: 'looked at it' })),
   getIssue: onIssue((b, key) => b.getIssue({ key })),
+  story: onIssue((b, key) => b.story({ key })),
   listIssues: plain((b) => b.listIssues({})),
   issueStatuses: onIssue((b, key) => b.issueStatuses([key])),
   readyQueue: plain((b) => b.readyQueue()),
@@ -85,6 +86,16 @@ const CALLS: Record<Operation, Call> = {
     const { key } = await claimed(other);
     return () => baton.releaseAsOperator({ key });
   },
+  closeAsOperator: async ({ baton, other }) => {
+    const { key } = await claimed(other);
+    return () => baton.closeAsOperator({ key, reason: 'duplicate' });
+  },
+  reopen: async ({ baton }) => {
+    const key = await created(baton);
+    value(await baton.updateIssue({ key, status: 'cancelled' }));
+    return () => baton.reopen({ key });
+  },
+  prune: plain((b) => b.prune()),
   renewLeases: async ({ baton, other }) => {
     await claimed(other);
     return () => baton.renewLeases({ sessions: [other.caller.session] });
@@ -129,6 +140,7 @@ function counting(store: Store): { store: Store; writes: () => number } {
     version: () => store.version(),
     info: () => store.info(),
     analyze: () => store.analyze(),
+    compact: () => store.compact(),
     close: () => store.close(),
   };
   return { store: wrapped, writes: () => writes };

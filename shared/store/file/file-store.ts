@@ -138,6 +138,28 @@ export class FileStore implements Store {
   }
 
   /**
+   * Gives back the space of deleted rows (`baton prune`): under the lock and caught up,
+   * vacuums this copy and writes it as a new snapshot with an empty log. The contents do
+   * not change, so other processes' copies stay right as they are; a snapshot written
+   * without the vacuum would carry every freed page along.
+   */
+  async compact(): Promise<void> {
+    await this.mutex.run(async () => {
+      const replica = this.open();
+      const hold = this.takeKept()?.hold ?? (await this.acquire(() => replica.catchUp()));
+      try {
+        const writer: LockedWriter = { fs: this.parts.fs, lock: this.parts.lock, hold, replica, appended: [] };
+        prepareLog(writer);
+        replica.exec('VACUUM');
+        this.parts.lock.touch();
+        if (!compact(this.parts.fs, replica, () => assertHeld(writer))) throw new StoreUnavailableError(this.location, 'could not write a compacted snapshot');
+      } finally {
+        this.release(hold);
+      }
+    });
+  }
+
+  /**
    * Says whether other processes' writes now come through this one, as they do through
    * the server writing for the others (shared/forwarding). Theirs may then arrive during
    * any flush, so every flush runs in the background and the writes arriving meanwhile

@@ -83,6 +83,13 @@ export class PostgresStore implements Store {
     }, this.location);
   }
 
+  async compact(): Promise<void> {
+    await withConnectRetries(async () => {
+      // Outside any transaction, as VACUUM must be; it only marks space reusable, taking no lock that stops writers.
+      await this.pool.query('VACUUM (ANALYZE) events, checkpoints, tokens, history_summary, requests');
+    }, this.location);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -186,7 +186,7 @@ test('the commands: copy branch, open checkpoint, show activity, renew now, conf
   assert.match(checkpoint.document.getText(), /Checkpoint by \*\*agent-c\*\*/);
 
   const activity = await vscode.commands.executeCommand<vscode.TextEditor>('baton.showActivity', issue.key);
-  assert.match(activity.document.getText(), new RegExp(`# Activity of ${issue.key}[\\s\\S]*\\| checkpoint \\|`));
+  assert.match(activity.document.getText(), new RegExp(`# History of ${issue.key}[\\s\\S]*\\| checkpoint \\|`));
 
   const report = await vscode.commands.executeCommand<{ keys: string[] }>('baton.renewNow', node);
   assert.ok(!report.keys.includes(issue.key), 'a lease of an agent this window did not start is not renewed');
