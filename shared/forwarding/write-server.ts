@@ -5,12 +5,14 @@ import { createInterface } from 'node:readline';
 import type { Store } from '../store/store.js';
 import { storePaths } from '../store/file/paths.js';
 import { AnswerJournal } from './answer-journal.js';
+import { runRead } from './forwarded-read.js';
 import { runTagged } from './tagged-write.js';
-import { FORWARDED_KEPT_MS, parseRequest, type WriteAnswer } from './wire.js';
+import { FORWARDED_KEPT_MS, isWriteRequest, parseRequest, type WriteAnswer } from './wire.js';
 
 /**
  * The server that writes for the others: it listens at the database's socket and runs
- * each forwarded write as its caller's session would, on its own store. Its store
+ * each forwarded call (a write, or a read of a server that holds no copy) as its
+ * caller's session would, on its own store. Its store
  * still takes the cross-process lock for every write, so anyone not forwarding (the
  * CLI, the editor, a second writer that lost the race for the socket) stays correct.
  */
@@ -89,7 +91,7 @@ export class WriteServer {
         socket.destroy();
         return;
       }
-      const run = runTagged(this.store, request)
+      const run = (isWriteRequest(request) ? runTagged(this.store, request) : runRead(this.store, request))
         .catch((error: unknown): WriteAnswer => ({ seq: request.seq, failure: error instanceof Error ? error.message : String(error) }))
         .then((answer) => {
           if (!socket.destroyed) socket.write(`${JSON.stringify(answer)}\n`);
