@@ -7,7 +7,7 @@ import { forwardCalls } from './forwarding/forward-calls.js';
 import { WriteRoute } from './forwarding/write-route.js';
 import { fail, ok, type Result } from './result.js';
 import { SessionTokens } from './rules/leases.js';
-import { FileStore, LazyFileStore, openFileStore } from './store/file/index.js';
+import { FileStore, LazyFileStore, openFileStore } from './store/file-access.js';
 import type { Store } from './store/store.js';
 import { mintSessionId } from './tokens.js';
 import type { Caller } from './types.js';
@@ -22,10 +22,11 @@ export interface OpenOptions {
   clock?: Clock;
   /**
    * Whether this process joins the database's other servers in letting one of them
-   * hold the database for all (shared/forwarding): for `baton serve`, which lives as long
-   * as its agent; a short command uses its own copy.
+   * hold the database for all (shared/forwarding): `true` for `baton serve`, which lives
+   * as long as its agent and may become that writer; `'client'` for a short command,
+   * whose calls go to the writer while one runs and which otherwise uses its own copy.
    */
-  forward?: boolean;
+  forward?: boolean | 'client';
 }
 
 /** A process's copy of the database kept current while the process is between calls. */
@@ -74,7 +75,7 @@ export async function openBaton(options: OpenOptions): Promise<Result<Opened>> {
   if (options.forward && !env.BATON_DATABASE_URL) {
     const lazy = new LazyFileStore({ path: location.dbPath, clock: options.clock });
     const baton = new Baton({ store: lazy, caller, config: config.value, tokens });
-    const joined = joinWriters(baton, tokens, lazy);
+    const joined = joinWriters(baton, tokens, lazy, lazy, { publish: options.forward === true });
     try {
       // Another server writing already: this one holds nothing. Else this one writes,
       // or works alone, and opens the file now so that a bad one is refused here.
@@ -127,9 +128,10 @@ export function joinWriters(
   tokens: SessionTokens,
   fileStore: Store & Pick<FileStore, 'setOthersWriteHere'>,
   store: Store = fileStore,
+  options: { publish?: boolean } = {},
 ): { baton: Baton; route: WriteRoute } | undefined {
   const socket = WriteRoute.socketFor(fileStore.location);
   if (socket === undefined) return undefined;
-  const route = new WriteRoute(socket, store, { serving: (others) => fileStore.setOthersWriteHere(others) });
+  const route = new WriteRoute(socket, store, { serving: (others) => fileStore.setOthersWriteHere(others), publish: options.publish });
   return { baton: forwardCalls(baton, { tokens, store, route }), route };
 }

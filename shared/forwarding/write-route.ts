@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { storePaths } from '../store/file/paths.js';
+import { storePaths } from '../store/file-access.js';
 import type { Store } from '../store/store.js';
 import { inodeOf, WriteServer } from './write-server.js';
 import { WriterLink } from './writer-link.js';
@@ -16,6 +16,8 @@ export interface RouteOptions {
   answerTimeoutMs?: number;
   /** Told, while this server writes for the others, whether any of them is connected. */
   serving?: (others: boolean) => void;
+  /** Whether this process may become the writer when none runs (default true); a short command may not. */
+  publish?: boolean;
 }
 
 /**
@@ -31,6 +33,7 @@ export class WriteRoute {
   private closed = false;
   private readonly answerTimeoutMs: number;
   private readonly serving: ((others: boolean) => void) | undefined;
+  private readonly publish: boolean;
 
   constructor(
     private readonly path: string | undefined,
@@ -39,6 +42,7 @@ export class WriteRoute {
   ) {
     this.answerTimeoutMs = options.answerTimeoutMs ?? ANSWER_TIMEOUT_MS;
     this.serving = options.serving;
+    this.publish = options.publish ?? true;
   }
 
   /** The socket of the database at `snapshot`, or undefined where its path would be too long. */
@@ -82,6 +86,8 @@ export class WriteRoute {
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code !== 'ENOENT' && code !== 'ECONNREFUSED') return undefined;
+        // A process that may not take the writer's place leaves all to the next that may.
+        if (!this.publish) return undefined;
         // Refused: the file of a writer that died. Remove it, unless another server
         // has replaced it since.
         if (code === 'ECONNREFUSED' && seen !== undefined && inodeOf(path) === seen) rmSync(path, { force: true });

@@ -3,7 +3,7 @@ import { chmodSync, linkSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import type { Store } from '../store/store.js';
-import { storePaths } from '../store/file/paths.js';
+import { fileSystemOf, storePaths } from '../store/file-access.js';
 import { AnswerJournal } from './answer-journal.js';
 import { runRead } from './forwarded-read.js';
 import { runTagged } from './tagged-write.js';
@@ -48,7 +48,7 @@ export class WriteServer {
     try {
       chmodSync(own, 0o600);
       linkSync(own, path);
-      AnswerJournal.removeOlderThan(storePaths(store.location).answers, FORWARDED_KEPT_MS);
+      AnswerJournal.removeOlderThan(storePaths(store.location).answers, FORWARDED_KEPT_MS, fileSystemOf(store));
       return new WriteServer(server, path, statSync(path).ino, store, serving);
     } catch (error) {
       server.close();
@@ -66,7 +66,7 @@ export class WriteServer {
       this.removeSocketFile();
       while (this.running.size > 0) await Promise.all(this.running);
       for (const socket of this.connections) socket.destroy();
-      AnswerJournal.of(storePaths(this.store.location).answers).close();
+      AnswerJournal.of(storePaths(this.store.location).answers, fileSystemOf(this.store)).close();
       await closed;
     })();
     return this.closing;

@@ -1,4 +1,5 @@
 import type { Result } from '../../result.js';
+import { type FileSystem, withFileSystem } from './file-system.js';
 import type { Store, StoreInfo, Tx } from '../store.js';
 import type { FileStore } from './file-store.js';
 import { type FileStoreOptions, openFileStore } from './open-file-store.js';
@@ -20,6 +21,11 @@ export class LazyFileStore implements Store {
 
   constructor(private readonly options: FileStoreOptions) {
     this.location = storePaths(options.path).snapshot;
+  }
+
+  /** The file operations the store uses once opened. */
+  get fileSystem(): FileSystem {
+    return withFileSystem(this.options.fs);
   }
 
   /** The store, once opened. */
