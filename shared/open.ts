@@ -4,6 +4,7 @@ import { type BatonConfig, loadConfig } from './config.js';
 import { StoreUnavailableError } from './errors.js';
 import { type Location, resolveLocation } from './location.js';
 import { forwardCalls } from './forwarding/forward-calls.js';
+import { Standby } from './forwarding/standby.js';
 import { WriteRoute } from './forwarding/write-route.js';
 import { fail, ok, type Result } from './result.js';
 import { SessionTokens } from './rules/leases.js';
@@ -132,6 +133,10 @@ export function joinWriters(
 ): { baton: Baton; route: WriteRoute } | undefined {
   const socket = WriteRoute.socketFor(fileStore.location);
   if (socket === undefined) return undefined;
-  const route = new WriteRoute(socket, store, { serving: (others) => fileStore.setOthersWriteHere(others), publish: options.publish });
+  const publish = options.publish ?? true;
+  const standbyPath = WriteRoute.standbyFor(socket);
+  // Only a process that may become the writer may stand by for it.
+  const standby = publish && standbyPath !== undefined ? new Standby(standbyPath, fileStore) : undefined;
+  const route = new WriteRoute(socket, store, { serving: (others) => fileStore.setOthersWriteHere(others), publish, standby });
   return { baton: forwardCalls(baton, { tokens, store, route }), route };
 }

@@ -19,7 +19,7 @@ import {
   type WriteRequest,
 } from './wire.js';
 import type { WriteRoute } from './write-route.js';
-import { WriterLostError } from './writer-link.js';
+import { type WriterLink, WriterLostError } from './writer-link.js';
 
 /**
  * How many writers a call is sent to, one after another as each goes away before
@@ -41,10 +41,10 @@ export function forwardCalls(baton: Baton, deps: { tokens: SessionTokens; store:
   const key = randomBytes(32).toString('base64');
   let confirmed: string[] = [];
 
-  /** Sends `request` to the writer, to the next one if it goes away, and runs it here once this server is the writer. */
-  const send = async (request: UnsentRequest): Promise<WriteAnswer> => {
+  /** Sends `request` over `first`, to the next writer if that one goes away, and runs it here once this server is the writer. */
+  const send = async (request: UnsentRequest, first: WriterLink): Promise<WriteAnswer> => {
     for (let tried = 0; ; tried++) {
-      const link = tried < WRITERS_TRIED ? await route.current() : undefined;
+      const link = tried === 0 ? first : tried < WRITERS_TRIED ? await route.current() : undefined;
       if (!link) {
         const here: ForwardedRequest = { ...request, seq: 0 };
         return isWriteRequest(here) ? runTagged(store, here) : runRead(store, here);
@@ -60,7 +60,8 @@ export function forwardCalls(baton: Baton, deps: { tokens: SessionTokens; store:
   const local = (op: string, args: unknown[]) => (baton[op as keyof Baton] as (...a: unknown[]) => Promise<Result<unknown>>).apply(baton, args);
 
   const write = async (op: WriteOperation, args: unknown[]): Promise<Result<unknown>> => {
-    if (!(await route.current())) return local(op, args);
+    const link = await route.current();
+    if (!link) return local(op, args);
     // randomUUID draws on a pool of entropy it refills now and then; randomBytes would
     // make a system call for every write (5 µs here, more on a loaded machine).
     const tag = { id: randomUUID().replaceAll('-', ''), key, confirmed };
@@ -69,7 +70,7 @@ export function forwardCalls(baton: Baton, deps: { tokens: SessionTokens; store:
     if (RECORDS_WORKTREE.has(op)) request.git = await baton.worktreeState();
     let answer: WriteAnswer | undefined;
     try {
-      answer = await send(request);
+      answer = await send(request, link);
     } finally {
       // Confirmations ride on a write that records; any other hands them on.
       if (answer && 'result' in answer && answer.recorded) confirmed.push(tag.id);
@@ -79,8 +80,9 @@ export function forwardCalls(baton: Baton, deps: { tokens: SessionTokens; store:
   };
 
   const read = async (op: ReadOperation, args: unknown[]): Promise<Result<unknown>> => {
-    if (!(await route.current())) return local(op, args);
-    return settle(op, await send({ op, args, caller: baton.caller, config: baton.config, tokens: tokens.entries() }));
+    const link = await route.current();
+    if (!link) return local(op, args);
+    return settle(op, await send({ op, args, caller: baton.caller, config: baton.config, tokens: tokens.entries() }, link));
   };
 
   const settle = (op: string, answer: WriteAnswer): Result<unknown> => {

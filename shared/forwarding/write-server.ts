@@ -1,11 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { chmodSync, linkSync, rmSync, statSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { rmSync } from 'node:fs';
+import type { Server, Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import type { Store } from '../store/store.js';
 import { fileSystemOf, storePaths } from '../store/file-access.js';
 import { AnswerJournal } from './answer-journal.js';
 import { runRead } from './forwarded-read.js';
+import { claimSocket, inodeOf } from './socket-claim.js';
 import { runTagged } from './tagged-write.js';
 import { FORWARDED_KEPT_MS, isWriteRequest, parseRequest, type WriteAnswer } from './wire.js';
 
@@ -39,24 +39,10 @@ export class WriteServer {
    * `serving` hears whether any other server is connected to it.
    */
   static async publish(path: string, store: Store, serving: (others: boolean) => void = () => {}): Promise<WriteServer | undefined> {
-    if (process.platform === 'win32') {
-      const server = await listening(path).catch(() => undefined);
-      return server && new WriteServer(server, path, undefined, store, serving);
-    }
-    const own = `${path}-${process.pid}-${randomBytes(4).toString('hex')}`;
-    const server = await listening(own);
-    try {
-      chmodSync(own, 0o600);
-      linkSync(own, path);
-      AnswerJournal.removeOlderThan(storePaths(store.location).answers, FORWARDED_KEPT_MS, fileSystemOf(store));
-      return new WriteServer(server, path, statSync(path).ino, store, serving);
-    } catch (error) {
-      server.close();
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
-      throw error;
-    } finally {
-      rmSync(own, { force: true });
-    }
+    const claimed = await claimSocket(path);
+    if (!claimed) return undefined;
+    if (claimed.inode !== undefined) AnswerJournal.removeOlderThan(storePaths(store.location).answers, FORWARDED_KEPT_MS, fileSystemOf(store));
+    return new WriteServer(claimed.server, path, claimed.inode, store, serving);
   }
 
   /** Stops taking requests, answers those under way, then closes every connection. */
@@ -104,27 +90,5 @@ export class WriteServer {
   /** Another server may have taken the path since (see `WriteRoute`): only our own file goes. */
   private removeSocketFile(): void {
     if (this.inode !== undefined && inodeOf(this.path) === this.inode) rmSync(this.path, { force: true });
-  }
-}
-
-function listening(path: string): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(path, () => {
-      server.off('error', reject);
-      // Serving the others never keeps a process alive: its agent's stdio does.
-      server.unref();
-      resolve(server);
-    });
-  });
-}
-
-/** The inode at `path`, or undefined when nothing is there. */
-export function inodeOf(path: string): number | undefined {
-  try {
-    return statSync(path).ino;
-  } catch {
-    return undefined;
   }
 }
