@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 /**
  * The process listening at a database's socket, among `pids`: the writer. A writer binds
  * its socket under a name of its own holding its pid before linking it to `socket`, and
- * /proc/net/unix keeps the name it was bound to.
+ * /proc/net/unix keeps the name it was bound to. The standby, where there is one, listens
+ * at `<socket>-standby` the same way.
  */
 export function writerAmong(socket: string, pids: readonly number[]): number | undefined {
   let table: string;
@@ -20,4 +21,9 @@ export function writerAmong(socket: string, pids: readonly number[]): number | u
     if (live.has(pid)) return pid;
   }
   return undefined;
+}
+
+/** The standby among `pids` (see shared/forwarding/standby.ts); undefined where there is none. */
+export function standbyAmong(socket: string, pids: readonly number[]): number | undefined {
+  return writerAmong(`${socket}-standby`, pids);
 }

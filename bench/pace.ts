@@ -2,7 +2,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { copyForRun, type Dataset } from './dataset.js';
 import { PaceAgent, type PaceCall } from './pace-agent.js';
-import { writerAmong } from './pace-writer.js';
+import { standbyAmong, writerAmong } from './pace-writer.js';
 import { processCpuMs, processMemory, round, summarize, type Summary } from './stats.js';
 
 /*
@@ -37,8 +37,9 @@ export interface PaceResult {
   agents: number;
   /** From spawning every server at once to the last handshake done. */
   startMs: number;
-  /** Peak RSS (VmHWM) of the writer and of every other server, taken before the writer was killed. */
+  /** Peak RSS (VmHWM) of the writer, of the standby (a build that has one) and of every other server, taken before the writer was killed. */
   writerPeakMb: number | null;
+  standbyPeakMb: number | null;
   otherPeakMb: Summary;
   sumPeakMb: number;
   /** Every call before the kill, from the cold start on. */
@@ -108,6 +109,7 @@ export async function runPaceRound(config: PaceConfig): Promise<PaceResult> {
     const loops = agents.map((agent) => pace(agent, () => (phase.idle && idleSet.has(agent)) || agent === killed, () => phase.stop));
     await sleep(config.seconds * 1000);
     const writerPid = writerAmong(socket, agents.map((a) => a.pid));
+    const standbyPid = standbyAmong(socket, agents.map((a) => a.pid));
     phase.idle = true;
     // Calls under way finish before the window opens.
     await sleep(PACE_MS);
@@ -117,13 +119,14 @@ export async function runPaceRound(config: PaceConfig): Promise<PaceResult> {
     const windowSec = (performance.now() - windowStart) / 1000;
     const cpuPerSec = agents.map((a, i) => ((processCpuMs(a.pid) ?? NaN) - idleBefore[i]) / windowSec);
     phase.idle = false;
-    const idleCpu = agents.flatMap((a, i) => (idleSet.has(a) && a.pid !== writerPid ? [cpuPerSec[i]] : []));
+    const idleCpu = agents.flatMap((a, i) => (idleSet.has(a) && a.pid !== writerPid && a.pid !== standbyPid ? [cpuPerSec[i]] : []));
     const writerIndex = agents.findIndex((a) => a.pid === writerPid);
+    const standbyIndex = agents.findIndex((a) => a.pid === standbyPid);
     const callsBeforeKill = agents.flatMap((a) => a.calls.slice());
 
     const peaks = agents.map((a) => processMemory(a.pid)?.peakMb ?? NaN);
     const writerPeakMb = writerIndex >= 0 ? peaks[writerIndex] : null;
-    const otherPeaks = peaks.filter((_, i) => i !== writerIndex);
+    const otherPeaks = peaks.filter((_, i) => i !== writerIndex && i !== standbyIndex);
 
     // The writer dies mid-run; another agent calls at once.
     let killToAnswerMs: number | null = null;
@@ -150,6 +153,7 @@ export async function runPaceRound(config: PaceConfig): Promise<PaceResult> {
       agents: n,
       startMs: round(startMs),
       writerPeakMb: writerPeakMb === null ? null : round(writerPeakMb),
+      standbyPeakMb: standbyIndex >= 0 ? round(peaks[standbyIndex]) : null,
       otherPeakMb: rounded(summarize(otherPeaks)),
       sumPeakMb: round(peaks.reduce((a, b) => a + b, 0)),
       callMs: rounded(summarize(callsBeforeKill.map((c) => c.ms))),
@@ -198,7 +202,7 @@ function rounded(s: Summary): Summary {
 
 export function paceLine(r: PaceResult): string {
   return (
-    `pace ${r.build} ${r.issues / 1000}k x ${r.agents}: writer peak ${r.writerPeakMb} MB, others p50 ${r.otherPeakMb.p50} max ${r.otherPeakMb.max} MB, sum ${r.sumPeakMb} MB; ` +
+    `pace ${r.build} ${r.issues / 1000}k x ${r.agents}: writer peak ${r.writerPeakMb} MB, standby ${r.standbyPeakMb} MB, others p50 ${r.otherPeakMb.p50} max ${r.otherPeakMb.max} MB, sum ${r.sumPeakMb} MB; ` +
     `call p50 ${r.callMs.p50} p99 ${r.callMs.p99} ms (reads ${r.readMs.p50}/${r.readMs.p99}, lease ${r.leaseMs.p50}/${r.leaseMs.p99}); ` +
     `idle CPU ${r.idleCpuMsPerSec.mean} ms/s (max ${r.idleCpuMsPerSec.max}), writer ${r.writerCpuMsPerSec} ms/s; ` +
     `kill to answer ${r.killToAnswerMs} ms, after kill ${r.afterKill.calls} calls ${r.afterKill.failed} failed max ${r.afterKill.maxMs} ms; ` +
@@ -208,10 +212,10 @@ export function paceLine(r: PaceResult): string {
 
 /** The section's table: one line per build, size and agent count. */
 export function paceTable(results: readonly PaceResult[]): string {
-  const head = '| build | issues | agents | writer peak MB | other peak p50/max MB | sum MB | call p50/p99 ms | idle CPU ms/s mean/max | kill→answer ms | lost | double |';
+  const head = '| build | issues | agents | writer peak MB | standby peak MB | other peak p50/max MB | sum MB | call p50/p99 ms | idle CPU ms/s mean/max | kill→answer ms | lost | double |';
   const rows = results.map(
     (r) =>
-      `| ${r.build} | ${r.issues / 1000}k | ${r.agents} | ${r.writerPeakMb} | ${r.otherPeakMb.p50}/${r.otherPeakMb.max} | ${r.sumPeakMb} | ${r.callMs.p50}/${r.callMs.p99} | ${r.idleCpuMsPerSec.mean}/${r.idleCpuMsPerSec.max} | ${r.killToAnswerMs} | ${r.lost} | ${r.doubleClaims} |`,
+      `| ${r.build} | ${r.issues / 1000}k | ${r.agents} | ${r.writerPeakMb} | ${r.standbyPeakMb ?? '-'} | ${r.otherPeakMb.p50}/${r.otherPeakMb.max} | ${r.sumPeakMb} | ${r.callMs.p50}/${r.callMs.p99} | ${r.idleCpuMsPerSec.mean}/${r.idleCpuMsPerSec.max} | ${r.killToAnswerMs} | ${r.lost} | ${r.doubleClaims} |`,
   );
-  return [head, `|${'---|'.repeat(11)}`, ...rows].join('\n');
+  return [head, `|${'---|'.repeat(12)}`, ...rows].join('\n');
 }
