@@ -5,6 +5,8 @@ import { claimSocket, inodeOf } from './socket-claim.js';
 
 /** How often the standby brings its copy up to date with what the writer committed. */
 const CATCH_UP_MS = 2000;
+/** How often a server served by a writer looks for a standby, so that one that exited is replaced. */
+const LOOK_MS = 10_000;
 
 /**
  * One server besides the writer keeps a copy of the database, current to within
@@ -17,6 +19,7 @@ const CATCH_UP_MS = 2000;
 export class Standby {
   private beacon: { server: Server; inode: number | undefined } | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private looking: NodeJS.Timeout | undefined;
   private claiming: Promise<void> | undefined;
   private closed = false;
 
@@ -40,6 +43,25 @@ export class Standby {
     return this.claiming;
   }
 
+  /**
+   * Claims now, and again every `LOOK_MS` while this server is served by a writer: a
+   * standby whose agent has finished is replaced before the writer is needed.
+   */
+  watch(): void {
+    void this.claim();
+    if (this.looking || this.closed) return;
+    this.looking = setInterval(() => void this.claim(), LOOK_MS);
+    // Looking never keeps a process alive: its agent's stdio does.
+    this.looking.unref();
+  }
+
+  /** Stops standing by and looking: this server has become the writer. */
+  retire(): void {
+    clearInterval(this.looking);
+    this.looking = undefined;
+    this.release();
+  }
+
   /** Whether another live server is the standby. */
   async elsewhere(): Promise<boolean> {
     return !this.standing && (await reachable(this.path)) === 'yes';
@@ -58,7 +80,7 @@ export class Standby {
 
   close(): void {
     this.closed = true;
-    this.release();
+    this.retire();
   }
 
   private async tryClaim(): Promise<void> {

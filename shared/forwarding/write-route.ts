@@ -102,7 +102,7 @@ export class WriteRoute {
       const seen = inodeOf(path);
       try {
         this.link = await WriterLink.connect(path, this.answerTimeoutMs);
-        void this.standby?.claim();
+        this.standby?.watch();
         return this.link;
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
@@ -119,7 +119,7 @@ export class WriteRoute {
       if (writer) {
         if (this.closed) await writer.close();
         else this.writer = writer;
-        this.standby?.release();
+        this.standby?.retire();
         return undefined;
       }
     }
@@ -133,7 +133,7 @@ export class WriteRoute {
     while (!this.closed && Date.now() < deadline) {
       try {
         this.link = await WriterLink.connect(path, this.answerTimeoutMs);
-        void this.standby.claim();
+        this.standby.watch();
         return this.link;
       } catch {
         await new Promise((resolve) => setTimeout(resolve, 10));
