@@ -8,6 +8,7 @@ import { buildDataset, copyForRun, type Dataset } from './dataset.js';
 import { measureFloor, measureWake } from './floor.js';
 import { AgentSet, type SetConfig } from './load-run.js';
 import { PostgresDatasets } from './postgres.js';
+import { runPace } from './pace-section.js';
 import { modelProbe, readPathProbe, recoveryProbe, spawnProbe } from './probes.js';
 import { addRatios, cpuTable, judgeTargets, opsTable, phasesTable, probesText, runsTable, targetsTable, warmupTable } from './report.js';
 import type { BenchResults, RunEntry } from './results-shape.js';
@@ -56,6 +57,11 @@ const USAGE = `usage: npm run bench [-- options]
   --commit             also write the results as the committed bench/results/latest.json
                        and chart.svg; without it they go only to bench/results/runs/<date>/,
                        which git ignores
+  --only pace          only the section "agents at a human pace" (bench/pace.ts): 8 and
+                       16 agents (--procs) on 10k and 50k issues (--issues), each
+                       --seconds (default 30) from a cold start
+  --pace-cli <l=path,...>  the builds it measures side by side, each a label and a
+                       dist/cli.js (default: this build's)
   --help               this text
 `;
 
@@ -75,6 +81,8 @@ function readOptions() {
         'no-mcp': { type: 'boolean', default: false },
         'no-probes': { type: 'boolean', default: false },
         commit: { type: 'boolean', default: false },
+        only: { type: 'string' },
+        'pace-cli': { type: 'string' },
         help: { type: 'boolean', default: false },
       },
     }));
@@ -102,11 +110,19 @@ function readOptions() {
     return n;
   };
   const warmupSec = number('warmup', values.warmup, quick ? 1 : 2, 0, 60);
+  if (values.only !== undefined && values.only !== 'pace') usageError('--only: pace is the one section run alone');
+  const pace = values.only === 'pace';
   return {
+    pace,
+    paceClis: values['pace-cli']?.split(',').map((pair) => {
+      const [label, path] = pair.split('=');
+      if (!label || !path) usageError('--pace-cli: label=path pairs, separated by commas');
+      return { label, path: resolve(path) };
+    }),
     quick,
-    sizes: list('issues', values.issues, quick ? [10_000] : [1_000, 10_000, 50_000], 100, 200_000),
-    procCounts: list('procs', values.procs, quick ? [1, 8] : [1, 4, 8], 1, 16),
-    durationSec: number('seconds', values.seconds, 6, 1, 120),
+    sizes: list('issues', values.issues, pace ? [10_000, 50_000] : quick ? [10_000] : [1_000, 10_000, 50_000], 100, 200_000),
+    procCounts: list('procs', values.procs, pace ? [8, 16] : quick ? [1, 8] : [1, 4, 8], 1, 16),
+    durationSec: number('seconds', values.seconds, pace ? 30 : 6, 1, 120),
     warmupSec,
     warmupCycles: whole('warmup-cycles', values['warmup-cycles'], WARMUP_CYCLES, 0, 10_000),
     warmupMaxSec: number('warmup-max', values['warmup-max'], Math.max(WARMUP_MAX_SEC, warmupSec), warmupSec, 600),
@@ -139,6 +155,7 @@ const progress = (line: string) => process.stderr.write(`[${((performance.now() 
 const k = (n: number) => `${n / 1000}k`;
 
 async function main(): Promise<void> {
+  if (options.pace) return runPace({ clis: options.paceClis ?? [{ label: 'this', path: cli }], sizes, agentCounts: procCounts, seconds: durationSec, progress });
   if (!existsSync(cli)) throw new Error(`${cli} is missing: run npm run build first (npm run bench does)`);
 
   const work = mkdtempSync(join(tmpdir(), 'baton-bench-'));

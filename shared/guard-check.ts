@@ -3,7 +3,7 @@ import { loadConfig } from './config.js';
 import { StoreUnavailableError } from './errors.js';
 import { resolveLocation } from './location.js';
 import { parsePushLines, pushedBranches, type PushRefusal, pushRefusals, refusalText } from './rules/push-guard.js';
-import { openFileStore } from './store/file/open-file-store.js';
+import { openFileStore } from './store/file-access.js';
 import type { Store } from './store/store.js';
 
 /**

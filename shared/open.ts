@@ -3,11 +3,12 @@ import { Baton } from './baton.js';
 import { type BatonConfig, loadConfig } from './config.js';
 import { StoreUnavailableError } from './errors.js';
 import { type Location, resolveLocation } from './location.js';
-import { forwardWrites } from './forwarding/forward-writes.js';
+import { forwardCalls } from './forwarding/forward-calls.js';
+import { Standby } from './forwarding/standby.js';
 import { WriteRoute } from './forwarding/write-route.js';
 import { fail, ok, type Result } from './result.js';
 import { SessionTokens } from './rules/leases.js';
-import { FileStore, openFileStore } from './store/file/index.js';
+import { FileStore, LazyFileStore, openFileStore } from './store/file-access.js';
 import type { Store } from './store/store.js';
 import { mintSessionId } from './tokens.js';
 import type { Caller } from './types.js';
@@ -22,10 +23,11 @@ export interface OpenOptions {
   clock?: Clock;
   /**
    * Whether this process joins the database's other servers in letting one of them
-   * write for all (shared/forwarding): for `baton serve`, which lives as long as its
-   * agent; a short command writes itself.
+   * hold the database for all (shared/forwarding): `true` for `baton serve`, which lives
+   * as long as its agent and may become that writer; `'client'` for a short command,
+   * whose calls go to the writer while one runs and which otherwise uses its own copy.
    */
-  forward?: boolean;
+  forward?: boolean | 'client';
 }
 
 /** A process's copy of the database kept current while the process is between calls. */
@@ -58,15 +60,6 @@ export async function openBaton(options: OpenOptions): Promise<Result<Opened>> {
   const location = resolveLocation({ cwd: options.cwd, db: options.db, env });
   const config = loadConfig({ repoRoot: location.repoRoot, env });
   if (!config.ok) return config;
-  let store: Store;
-  try {
-    store = env.BATON_DATABASE_URL
-      ? await (await import('./store/postgres/index.js')).openPostgresStore({ url: env.BATON_DATABASE_URL })
-      : await openFileStore({ path: location.dbPath, clock: options.clock });
-  } catch (error) {
-    if (error instanceof StoreUnavailableError) return fail('STORE_UNAVAILABLE', error.message, { path: error.path, reason: error.reason });
-    throw error;
-  }
   const caller: Caller = {
     agent: options.caller?.agent ?? env.BATON_AGENT ?? 'agent',
     session: options.caller?.session ?? mintSessionId(systemRandom),
@@ -74,36 +67,76 @@ export async function openBaton(options: OpenOptions): Promise<Result<Opened>> {
     worktree: options.caller?.worktree !== undefined ? options.caller.worktree : location.worktree,
   };
   const tokens = new SessionTokens();
-  const baton = new Baton({ store, caller, config: config.value, tokens });
+  const shared = { location, config: config.value };
+  const unavailable = (error: unknown) => {
+    if (error instanceof StoreUnavailableError) return fail('STORE_UNAVAILABLE', error.message, { path: error.path, reason: error.reason });
+    throw error;
+  };
+
+  if (options.forward && !env.BATON_DATABASE_URL) {
+    const lazy = new LazyFileStore({ path: location.dbPath, clock: options.clock });
+    const baton = new Baton({ store: lazy, caller, config: config.value, tokens });
+    const joined = joinWriters(baton, tokens, lazy, lazy, { publish: options.forward === true });
+    try {
+      // Another server writing already: this one holds nothing. Else this one writes,
+      // or works alone, and opens the file now so that a bad one is refused here.
+      if (!joined || !(await joined.route.current())) await lazy.open();
+    } catch (error) {
+      await joined?.route.close();
+      await lazy.close();
+      return unavailable(error);
+    }
+    return ok({
+      ...shared,
+      store: lazy,
+      baton: joined?.baton ?? baton,
+      follow: (on: boolean) => lazy.opened?.follow(on),
+      followable: () => lazy.opened?.followable ?? false,
+      close: async () => {
+        await joined?.route.close();
+        await lazy.close();
+      },
+    });
+  }
+
+  let store: Store;
+  try {
+    store = env.BATON_DATABASE_URL
+      ? await (await import('./store/postgres/index.js')).openPostgresStore({ url: env.BATON_DATABASE_URL })
+      : await openFileStore({ path: location.dbPath, clock: options.clock });
+  } catch (error) {
+    return unavailable(error);
+  }
   const file = store instanceof FileStore ? store : undefined;
-  const common = {
+  return ok({
+    ...shared,
     store,
-    location,
-    config: config.value,
+    baton: new Baton({ store, caller, config: config.value, tokens }),
     follow: (on: boolean) => file?.follow(on),
     followable: () => file?.followable ?? false,
-  };
-  const joined = options.forward && file ? joinWriters(baton, tokens, file) : undefined;
-  if (!joined) return ok({ ...common, baton, close: () => store.close() });
-  return ok({
-    ...common,
-    baton: joined.baton,
-    close: async () => {
-      await joined.route.close();
-      await store.close();
-    },
+    close: () => store.close(),
   });
 }
 
 /**
  * `baton` as one of the long-lived processes of its database, which let one of them
- * write for all (shared/forwarding): its writes go to that process, or run here while
- * this one is it. Here they run on `store`, which is `fileStore` or wraps it. Undefined
- * where the database's socket path would be too long.
+ * hold it for all (shared/forwarding): its calls go to that process, or run here while
+ * this one is it or none can be reached. Here they run on `store`, which is `fileStore`
+ * or wraps it. Undefined where the database's socket path would be too long.
  */
-export function joinWriters(baton: Baton, tokens: SessionTokens, fileStore: FileStore, store: Store = fileStore): { baton: Baton; route: WriteRoute } | undefined {
+export function joinWriters(
+  baton: Baton,
+  tokens: SessionTokens,
+  fileStore: Store & Pick<FileStore, 'setOthersWriteHere'>,
+  store: Store = fileStore,
+  options: { publish?: boolean } = {},
+): { baton: Baton; route: WriteRoute } | undefined {
   const socket = WriteRoute.socketFor(fileStore.location);
   if (socket === undefined) return undefined;
-  const route = new WriteRoute(socket, store, { serving: (others) => fileStore.setOthersWriteHere(others) });
-  return { baton: forwardWrites(baton, { tokens, store, route }), route };
+  const publish = options.publish ?? true;
+  const standbyPath = WriteRoute.standbyFor(socket);
+  // Only a process that may become the writer may stand by for it.
+  const standby = publish && standbyPath !== undefined ? new Standby(standbyPath, fileStore) : undefined;
+  const route = new WriteRoute(socket, store, { serving: (others) => fileStore.setOthersWriteHere(others), publish, standby });
+  return { baton: forwardCalls(baton, { tokens, store, route }), route };
 }

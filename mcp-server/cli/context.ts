@@ -48,6 +48,8 @@ export class CommandContext {
       db: this.options.db,
       env: this.deps.env,
       caller: { agent: this.deps.env.BATON_AGENT || defaultAgent(), ...caller },
+      // While a server writes for the database, a command's calls go to it too.
+      forward: 'client',
     });
     if (!result.ok) {
       // A bad setting (.baton.json, BATON_LEASE_SECONDS) is a usage problem, as for `serve`.

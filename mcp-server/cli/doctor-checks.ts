@@ -6,9 +6,7 @@ import { dirname, join } from 'node:path';
 import { WriteRoute } from '../../shared/forwarding/write-route.js';
 import { CLIENT_CONFIG_FILES, type ClientConfigFile, SERVER_ENV, SERVER_NAME } from '../../shared/client-config.js';
 import { isProcessAlive } from '../../shared/sessions.js';
-import { nodeFileSystem } from '../../shared/store/file/file-system.js';
-import { readOwner } from '../../shared/store/file/lock-files.js';
-import { storePaths } from '../../shared/store/file/paths.js';
+import { lockOwner, storePaths } from '../../shared/store/file-access.js';
 import type { ServerEntry } from './mcp-probe.js';
 import { probeServer } from './mcp-probe.js';
 
@@ -55,9 +53,9 @@ export function checkLockFiles(dbPath: string, now = Date.now()): Check {
   const paths = storePaths(dbPath);
   const problems: string[] = [];
   const fixes: string[] = [];
-  let owner: ReturnType<typeof readOwner>;
+  let owner: ReturnType<typeof lockOwner>;
   try {
-    owner = existsSync(paths.lockDir) ? readOwner(nodeFileSystem, paths.lockDir) : undefined;
+    owner = existsSync(paths.lockDir) ? lockOwner(dbPath) : undefined;
   } catch (error) {
     return { name: 'lock files', status: 'warn', detail: `cannot read ${paths.lockDir}: ${(error as Error).message}` };
   }

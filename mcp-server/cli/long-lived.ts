@@ -1,5 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
-import { aroundSqliteCompile } from '../../shared/store/file/sql-js.js';
+import { aroundSqliteCompile } from '../../shared/store/file-access.js';
 
 /**
  * V8 settings for a process that stays up beside the agents and does small pieces of

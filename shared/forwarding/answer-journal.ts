@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { errnoCode, nodeFileSystem, unlinkIfPresent } from '../store/file/file-system.js';
+import { errnoCode, type FileSystem, nodeFileSystem, readAt, unlinkIfPresent } from '../store/file-access.js';
 import { FORWARDED_KEPT_MS } from './wire.js';
 
 /** Past this size a journal file takes no more answers: the next starts another. */
@@ -50,13 +49,16 @@ export class AnswerJournal {
   private current: JournalFile | undefined;
   private readonly kept = new Map<string, Kept>();
 
-  private constructor(private readonly dir: string) {}
+  private constructor(
+    private readonly dir: string,
+    private readonly fs: FileSystem,
+  ) {}
 
-  /** This process's journal in the folder `dir`. */
-  static of(dir: string): AnswerJournal {
+  /** This process's journal in the folder `dir`, through `fs` (the store's file operations) when it is first asked for. */
+  static of(dir: string, fs: FileSystem = nodeFileSystem): AnswerJournal {
     let journal = AnswerJournal.journals.get(dir);
     if (!journal) {
-      journal = new AnswerJournal(dir);
+      journal = new AnswerJournal(dir, fs);
       AnswerJournal.journals.set(dir, journal);
     }
     return journal;
@@ -78,7 +80,7 @@ export class AnswerJournal {
     head.writeUInt32LE(sealed.length, 1 + id.length);
     const entry = Buffer.concat([head, sealed]);
     try {
-      if (writeSync(file.fd!, entry) !== entry.length) throw new Error(`short write to ${file.path}`);
+      if (this.fs.writeSync(file.fd!, entry) !== entry.length) throw new Error(`short write to ${file.path}`);
     } catch (error) {
       this.cutBack(file);
       throw error;
@@ -92,15 +94,15 @@ export class AnswerJournal {
   /** The sealed answer of request `id`, kept by this process or by any other; undefined when none is kept. */
   read(id: string): Buffer | undefined {
     const own = this.kept.get(id);
-    if (own) return readAt(own.file.path, own.at, own.length);
+    if (own) return readEntry(this.fs, own.file.path, own.at, own.length);
     let names: string[];
     try {
-      names = readdirSync(this.dir);
+      names = this.fs.readdirSync(this.dir);
     } catch {
       return undefined;
     }
     for (const name of names) {
-      const found = findIn(join(this.dir, name), id);
+      const found = findIn(this.fs, join(this.dir, name), id);
       if (found) return found;
     }
     return undefined;
@@ -114,7 +116,7 @@ export class AnswerJournal {
       this.kept.delete(id);
       const { file } = kept;
       if (--file.live > 0) continue;
-      if (file !== this.current) unlinkIfPresent(nodeFileSystem, file.path);
+      if (file !== this.current) unlinkIfPresent(this.fs, file.path);
       else if (file.size > 0) this.empty(file);
     }
   }
@@ -124,23 +126,23 @@ export class AnswerJournal {
     const file = this.current;
     if (!file) return;
     this.current = undefined;
-    if (file.fd !== undefined) closeSync(file.fd);
+    if (file.fd !== undefined) this.fs.closeSync(file.fd);
     file.fd = undefined;
-    if (file.live === 0) unlinkIfPresent(nodeFileSystem, file.path);
+    if (file.live === 0) unlinkIfPresent(this.fs, file.path);
   }
 
   /** Removes journal files untouched for `ms`: those of a writer that died, whose answers nobody can still want. */
-  static removeOlderThan(dir: string, ms: number, now = Date.now()): void {
+  static removeOlderThan(dir: string, ms: number, fs: FileSystem = nodeFileSystem, now = Date.now()): void {
     let names: string[];
     try {
-      names = readdirSync(dir);
+      names = fs.readdirSync(dir);
     } catch {
       return;
     }
     for (const name of names) {
       const path = join(dir, name);
       try {
-        if (now - statSync(path).mtimeMs > ms) unlinkIfPresent(nodeFileSystem, path);
+        if (now - fs.statSync(path).mtimeMs > ms) unlinkIfPresent(fs, path);
       } catch {
         // Removed meanwhile.
       }
@@ -151,18 +153,18 @@ export class AnswerJournal {
     const previous = this.current;
     this.close();
     // Made with the first answer, not with the database: most databases never need it.
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    this.fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const path = join(this.dir, `${process.pid}-${randomBytes(6).toString('hex')}`);
-    const file: JournalFile = { path, fd: openSync(path, 'a', 0o600), size: 0, live: 0, appendedAt: Date.now() };
+    const file: JournalFile = { path, fd: this.fs.openSync(path, 'a', 0o600), size: 0, live: 0, appendedAt: Date.now() };
     this.current = file;
-    if (previous) AnswerJournal.removeOlderThan(this.dir, FORWARDED_KEPT_MS);
+    if (previous) AnswerJournal.removeOlderThan(this.dir, FORWARDED_KEPT_MS, this.fs);
     return file;
   }
 
   /** A file with no answer left to give is emptied rather than left to grow. */
   private empty(file: JournalFile): void {
     try {
-      ftruncateSync(file.fd!, 0);
+      this.fs.ftruncateSync(file.fd!, 0);
       file.size = 0;
     } catch {
       // Then it grows until it is rotated out.
@@ -172,37 +174,47 @@ export class AnswerJournal {
   /** After a failed append: cut off what part of the entry made it, or give the file up. */
   private cutBack(file: JournalFile): void {
     try {
-      ftruncateSync(file.fd!, file.size);
+      this.fs.ftruncateSync(file.fd!, file.size);
     } catch {
       if (this.current === file) this.close();
     }
   }
 }
 
-function readAt(path: string, at: number, length: number): Buffer | undefined {
+/** The `length` bytes at `at` in the file at `path`; undefined when the file or the bytes are gone. */
+function readEntry(fs: FileSystem, path: string, at: number, length: number): Buffer | undefined {
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    fd = fs.openSync(path, 'r');
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return undefined;
     throw error;
   }
   try {
-    const bytes = Buffer.alloc(length);
-    return readSync(fd, bytes, 0, length, at) === length ? bytes : undefined;
+    const bytes = readAt(fs, fd, length, at);
+    return bytes.length === length ? bytes : undefined;
   } finally {
-    closeSync(fd);
+    fs.closeSync(fd);
+  }
+}
+
+/** The whole file at `path`; undefined when it cannot be read. */
+function readWhole(fs: FileSystem, path: string): Buffer | undefined {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(path, 'r');
+    return readAt(fs, fd, fs.fstatSync(fd).size, 0);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 
 /** The last complete entry for `id` in the journal file at `path`. */
-function findIn(path: string, id: string): Buffer | undefined {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch {
-    return undefined;
-  }
+function findIn(fs: FileSystem, path: string, id: string): Buffer | undefined {
+  const bytes = readWhole(fs, path);
+  if (!bytes) return undefined;
   let found: Buffer | undefined;
   let at = 0;
   while (at < bytes.length) {

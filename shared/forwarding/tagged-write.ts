@@ -3,8 +3,7 @@ import type { Result } from '../result.js';
 import { SessionTokens, type TokenChange } from '../rules/leases.js';
 import { placeholders } from '../rules/rows.js';
 import type { Store, Tx } from '../store/store.js';
-import { isReadOnlySql } from '../store/file/file-tx.js';
-import { storePaths } from '../store/file/paths.js';
+import { fileSystemOf, isReadOnlySql, storePaths } from '../store/file-access.js';
 import { AnswerJournal } from './answer-journal.js';
 import { seal, unseal } from './seal.js';
 import { FORWARDED_KEPT_MS, type RequestTag, type WriteAnswer, type WriteRequest } from './wire.js';
@@ -62,7 +61,7 @@ export async function runTagged(store: Store, request: WriteRequest): Promise<Wr
  */
 function taggedStore(store: Store, tag: RequestTag, tokens: SessionTokens, changes: TokenChange[], outcome: { recorded: boolean }): Store {
   const key = Buffer.from(tag.key, 'base64');
-  const answers = AnswerJournal.of(storePaths(store.location).answers);
+  const answers = AnswerJournal.of(storePaths(store.location).answers, fileSystemOf(store));
   let wrote = false;
   return {
     backend: store.backend,

@@ -41,6 +41,34 @@ export const RECORDS_WORKTREE: ReadonlySet<WriteOperation> = new Set(['checkpoin
 
 const WRITES: ReadonlySet<string> = new Set(WRITE_OPERATIONS);
 
+/**
+ * The operations of `Baton` that only read: a server that does not hold the database
+ * sends them to the writer too. They need no record: run twice, a read answers twice.
+ * An operation in neither list runs on the caller's own copy, opened for it.
+ */
+export const READ_OPERATIONS = [
+  'checkClaim',
+  'getIssue',
+  'listIssues',
+  'listClaims',
+  'activity',
+  'readyQueue',
+  'liveFences',
+  'recentlyDone',
+  'issueStatuses',
+  'listSessions',
+  'unrenewedLeases',
+  'story',
+] as const satisfies readonly (keyof Baton)[];
+
+export type ReadOperation = (typeof READ_OPERATIONS)[number];
+
+const READS: ReadonlySet<string> = new Set(READ_OPERATIONS);
+
+export function isReadOperation(name: unknown): name is ReadOperation {
+  return typeof name === 'string' && READS.has(name);
+}
+
 export function isWriteOperation(name: unknown): name is WriteOperation {
   return typeof name === 'string' && WRITES.has(name);
 }
@@ -72,6 +100,37 @@ export interface WriteRequest {
   git?: GitState | null;
 }
 
+/** One read, sent as a write is, without the tag: a read runs as often as it is sent. */
+export interface ReadRequest {
+  seq: number;
+  op: ReadOperation;
+  args: unknown[];
+  caller: Caller;
+  config: BatonConfig;
+  tokens: [string, string][];
+}
+
+export type ForwardedRequest = WriteRequest | ReadRequest;
+
+/** A request before its connection numbers it. */
+export type UnsentRequest = Omit<WriteRequest, 'seq'> | Omit<ReadRequest, 'seq'>;
+
+export function isWriteRequest(request: ForwardedRequest): request is WriteRequest {
+  return isWriteOperation(request.op);
+}
+
+/**
+ * What an answer's JSON cannot carry as it is: `issueStatuses` answers a Map, which
+ * travels as its entries.
+ */
+export function encodeResult(op: string, result: Result<unknown>): Result<unknown> {
+  return op === 'issueStatuses' && result.ok && result.value instanceof Map ? { ok: true, value: [...result.value] } : result;
+}
+
+export function decodeResult(op: string, result: Result<unknown>): Result<unknown> {
+  return op === 'issueStatuses' && result.ok && Array.isArray(result.value) ? { ok: true, value: new Map(result.value as [unknown, unknown][]) } : result;
+}
+
 /**
  * The answer, with what the operation changed in the session's tokens, and whether the
  * write's record is in the database (it removed the confirmed records with it). A write
@@ -88,12 +147,14 @@ export const FORWARDED_KEPT_MS = 10 * 60_000;
 /** What a request id is: 32 hex digits (a random UUID without its dashes). */
 export const REQUEST_ID = /^[0-9a-f]{32}$/;
 
-/** A malformed line gets no answer: the connection is closed, and its caller runs its writes itself. */
-export function parseRequest(line: string): WriteRequest | undefined {
+/** A malformed line gets no answer: the connection is closed, and its caller runs its calls itself. */
+export function parseRequest(line: string): ForwardedRequest | undefined {
   try {
-    const value = JSON.parse(line) as Partial<WriteRequest>;
-    if (typeof value.seq !== 'number' || !isWriteOperation(value.op) || !Array.isArray(value.args)) return undefined;
+    const value = JSON.parse(line) as Partial<WriteRequest> | Partial<ReadRequest>;
+    if (typeof value.seq !== 'number' || !Array.isArray(value.args)) return undefined;
     if (typeof value.caller?.session !== 'string' || typeof value.config?.prefix !== 'string' || !Array.isArray(value.tokens)) return undefined;
+    if (isReadOperation(value.op)) return value as ReadRequest;
+    if (!isWriteOperation(value.op) || !('tag' in value)) return undefined;
     // Nothing but what forwardWrites makes: ids are kept with the sealed answers.
     const { tag } = value;
     if (typeof tag?.id !== 'string' || !REQUEST_ID.test(tag.id) || typeof tag.key !== 'string' || !Array.isArray(tag.confirmed)) return undefined;

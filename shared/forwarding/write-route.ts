@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { storePaths } from '../store/file/paths.js';
+import { storePaths } from '../store/file-access.js';
 import type { Store } from '../store/store.js';
-import { inodeOf, WriteServer } from './write-server.js';
+import { inodeOf } from './socket-claim.js';
+import type { Standby } from './standby.js';
+import { WriteServer } from './write-server.js';
 import { WriterLink } from './writer-link.js';
 
 /** Longest socket path every platform accepts (macOS: 104 bytes with the final NUL). */
@@ -16,7 +18,18 @@ export interface RouteOptions {
   answerTimeoutMs?: number;
   /** Told, while this server writes for the others, whether any of them is connected. */
   serving?: (others: boolean) => void;
+  /** Whether this process may become the writer when none runs (default true); a short command may not. */
+  publish?: boolean;
+  /** This server's part in keeping one copy ready besides the writer's (see `Standby`). */
+  standby?: Standby;
 }
+
+/**
+ * How long a server whose writer died waits for the standby to take its place, before
+ * it takes it itself: the standby has the database loaded, and another server would
+ * first have to load it.
+ */
+const STANDBY_WAIT_MS = 2000;
 
 /**
  * Where this server's writes go: to the server writing for every server of the
@@ -31,6 +44,8 @@ export class WriteRoute {
   private closed = false;
   private readonly answerTimeoutMs: number;
   private readonly serving: ((others: boolean) => void) | undefined;
+  private readonly publish: boolean;
+  private readonly standby: Standby | undefined;
 
   constructor(
     private readonly path: string | undefined,
@@ -39,6 +54,14 @@ export class WriteRoute {
   ) {
     this.answerTimeoutMs = options.answerTimeoutMs ?? ANSWER_TIMEOUT_MS;
     this.serving = options.serving;
+    this.publish = options.publish ?? true;
+    this.standby = options.standby;
+  }
+
+  /** Where the standby of the writer at `socket` listens, or undefined where that path would be too long. */
+  static standbyFor(socket: string): string | undefined {
+    const path = `${socket}-standby`;
+    return process.platform === 'win32' || path.length + 24 <= SOCKET_PATH_MAX ? path : undefined;
   }
 
   /** The socket of the database at `snapshot`, or undefined where its path would be too long. */
@@ -66,6 +89,7 @@ export class WriteRoute {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.standby?.close();
     await this.looking;
     this.link?.close();
     await this.writer?.close();
@@ -78,19 +102,41 @@ export class WriteRoute {
       const seen = inodeOf(path);
       try {
         this.link = await WriterLink.connect(path, this.answerTimeoutMs);
+        this.standby?.watch();
         return this.link;
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code !== 'ENOENT' && code !== 'ECONNREFUSED') return undefined;
+        // A process that may not take the writer's place leaves all to the next that may.
+        if (!this.publish) return undefined;
         // Refused: the file of a writer that died. Remove it, unless another server
         // has replaced it since.
         if (code === 'ECONNREFUSED' && seen !== undefined && inodeOf(path) === seen) rmSync(path, { force: true });
+        const taken = await this.standbyTakesOver(path);
+        if (taken) return taken;
       }
       const writer = await WriteServer.publish(path, this.store, this.serving).catch(() => undefined);
       if (writer) {
         if (this.closed) await writer.close();
         else this.writer = writer;
+        this.standby?.retire();
         return undefined;
+      }
+    }
+    return undefined;
+  }
+
+  /** The link to the standby once it has taken the writer's place; undefined when this server is the standby, or there is none, or it did not come. */
+  private async standbyTakesOver(path: string): Promise<WriterLink | undefined> {
+    if (!this.standby || !(await this.standby.elsewhere())) return undefined;
+    const deadline = Date.now() + STANDBY_WAIT_MS;
+    while (!this.closed && Date.now() < deadline) {
+      try {
+        this.link = await WriterLink.connect(path, this.answerTimeoutMs);
+        this.standby.watch();
+        return this.link;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 10));
       }
     }
     return undefined;

@@ -1,16 +1,18 @@
-import { randomBytes } from 'node:crypto';
-import { chmodSync, linkSync, rmSync, statSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { rmSync } from 'node:fs';
+import type { Server, Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import type { Store } from '../store/store.js';
-import { storePaths } from '../store/file/paths.js';
+import { fileSystemOf, storePaths } from '../store/file-access.js';
 import { AnswerJournal } from './answer-journal.js';
+import { runRead } from './forwarded-read.js';
+import { claimSocket, inodeOf } from './socket-claim.js';
 import { runTagged } from './tagged-write.js';
-import { FORWARDED_KEPT_MS, parseRequest, type WriteAnswer } from './wire.js';
+import { FORWARDED_KEPT_MS, isWriteRequest, parseRequest, type WriteAnswer } from './wire.js';
 
 /**
  * The server that writes for the others: it listens at the database's socket and runs
- * each forwarded write as its caller's session would, on its own store. Its store
+ * each forwarded call (a write, or a read of a server that holds no copy) as its
+ * caller's session would, on its own store. Its store
  * still takes the cross-process lock for every write, so anyone not forwarding (the
  * CLI, the editor, a second writer that lost the race for the socket) stays correct.
  */
@@ -37,24 +39,10 @@ export class WriteServer {
    * `serving` hears whether any other server is connected to it.
    */
   static async publish(path: string, store: Store, serving: (others: boolean) => void = () => {}): Promise<WriteServer | undefined> {
-    if (process.platform === 'win32') {
-      const server = await listening(path).catch(() => undefined);
-      return server && new WriteServer(server, path, undefined, store, serving);
-    }
-    const own = `${path}-${process.pid}-${randomBytes(4).toString('hex')}`;
-    const server = await listening(own);
-    try {
-      chmodSync(own, 0o600);
-      linkSync(own, path);
-      AnswerJournal.removeOlderThan(storePaths(store.location).answers, FORWARDED_KEPT_MS);
-      return new WriteServer(server, path, statSync(path).ino, store, serving);
-    } catch (error) {
-      server.close();
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
-      throw error;
-    } finally {
-      rmSync(own, { force: true });
-    }
+    const claimed = await claimSocket(path);
+    if (!claimed) return undefined;
+    if (claimed.inode !== undefined) AnswerJournal.removeOlderThan(storePaths(store.location).answers, FORWARDED_KEPT_MS, fileSystemOf(store));
+    return new WriteServer(claimed.server, path, claimed.inode, store, serving);
   }
 
   /** Stops taking requests, answers those under way, then closes every connection. */
@@ -64,7 +52,7 @@ export class WriteServer {
       this.removeSocketFile();
       while (this.running.size > 0) await Promise.all(this.running);
       for (const socket of this.connections) socket.destroy();
-      AnswerJournal.of(storePaths(this.store.location).answers).close();
+      AnswerJournal.of(storePaths(this.store.location).answers, fileSystemOf(this.store)).close();
       await closed;
     })();
     return this.closing;
@@ -89,7 +77,7 @@ export class WriteServer {
         socket.destroy();
         return;
       }
-      const run = runTagged(this.store, request)
+      const run = (isWriteRequest(request) ? runTagged(this.store, request) : runRead(this.store, request))
         .catch((error: unknown): WriteAnswer => ({ seq: request.seq, failure: error instanceof Error ? error.message : String(error) }))
         .then((answer) => {
           if (!socket.destroyed) socket.write(`${JSON.stringify(answer)}\n`);
@@ -102,27 +90,5 @@ export class WriteServer {
   /** Another server may have taken the path since (see `WriteRoute`): only our own file goes. */
   private removeSocketFile(): void {
     if (this.inode !== undefined && inodeOf(this.path) === this.inode) rmSync(this.path, { force: true });
-  }
-}
-
-function listening(path: string): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(path, () => {
-      server.off('error', reject);
-      // Serving the others never keeps a process alive: its agent's stdio does.
-      server.unref();
-      resolve(server);
-    });
-  });
-}
-
-/** The inode at `path`, or undefined when nothing is there. */
-export function inodeOf(path: string): number | undefined {
-  try {
-    return statSync(path).ino;
-  } catch {
-    return undefined;
   }
 }

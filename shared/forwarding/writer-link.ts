@@ -1,6 +1,6 @@
 import { createConnection, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
-import type { WriteAnswer, WriteRequest } from './wire.js';
+import type { UnsentRequest, WriteAnswer } from './wire.js';
 
 /** The server writing for this one went away, or stopped answering, before it answered. */
 export class WriterLostError extends Error {}
@@ -52,7 +52,7 @@ export class WriterLink {
     return this.lost === undefined;
   }
 
-  call(request: Omit<WriteRequest, 'seq'>): Promise<WriteAnswer> {
+  call(request: UnsentRequest): Promise<WriteAnswer> {
     if (this.lost) return Promise.reject(this.lost);
     const seq = ++this.seq;
     return new Promise((resolve, reject) => {

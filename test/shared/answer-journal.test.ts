@@ -2,6 +2,7 @@ import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, statS
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AnswerJournal } from '../../shared/forwarding/answer-journal.js';
+import { type FileSystem, nodeFileSystem } from '../../shared/store/file-access.js';
 import { scratchDir } from './store/helpers.js';
 
 let scratch: ReturnType<typeof scratchDir>;
@@ -122,5 +123,28 @@ describe('the journal of sealed answers', () => {
     journal.close();
     expect(files(dir)).toHaveLength(1);
     expect(journal.read(id(1))).toEqual(answer(1));
+  });
+
+  it('writes through the file operations it is given: a failed append keeps nothing, and the next one works', () => {
+    const dir = join(scratch.dir, 'db.answers');
+    let failNext = false;
+    const fs: FileSystem = {
+      ...nodeFileSystem,
+      writeSync: ((...args: Parameters<typeof nodeFileSystem.writeSync>) => {
+        if (!failNext) return (nodeFileSystem.writeSync as (...a: unknown[]) => number)(...args);
+        failNext = false;
+        throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+      }) as FileSystem['writeSync'],
+    };
+    const journal = AnswerJournal.of(dir, fs);
+    journal.write(id(1), answer(1));
+    failNext = true;
+    expect(() => journal.write(id(2), answer(2))).toThrow('no space left');
+    expect(journal.read(id(2))).toBeUndefined();
+    journal.write(id(3), answer(3));
+    expect(journal.size).toBe(2);
+    expect(journal.read(id(1))).toEqual(answer(1));
+    expect(journal.read(id(3))).toEqual(answer(3));
+    expect(bytesIn(dir)).toBe(2 * (1 + 32 + 4 + 100));
   });
 });

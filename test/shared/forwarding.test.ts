@@ -6,7 +6,7 @@ import { Baton, type BatonDeps } from '../../shared/baton.js';
 import { ManualClock } from '../../shared/clock.js';
 import { DEFAULTS } from '../../shared/config.js';
 import { AnswerJournal } from '../../shared/forwarding/answer-journal.js';
-import { forwardWrites } from '../../shared/forwarding/forward-writes.js';
+import { forwardCalls } from '../../shared/forwarding/forward-calls.js';
 import { runTagged } from '../../shared/forwarding/tagged-write.js';
 import { FORWARDED_KEPT_MS, parseRequest, type WriteRequest } from '../../shared/forwarding/wire.js';
 import { type RouteOptions, WriteRoute } from '../../shared/forwarding/write-route.js';
@@ -31,7 +31,7 @@ async function server(agent: string, options: { store?: (real: Store) => Store; 
   const tokens = new SessionTokens();
   const caller = { agent, session: `${agent}-session`, renewer: null, worktree: options.worktree ?? null };
   const local = new Baton({ store, caller, config: DEFAULTS, tokens, git: options.git });
-  return { baton: forwardWrites(local, { tokens, store, route }), route, store: real };
+  return { baton: forwardCalls(local, { tokens, store, route }), route, store: real };
 }
 
 /**
@@ -284,9 +284,9 @@ describe('a request line', () => {
 
   it("takes the caller's worktree when it is one git could have told, or none", () => {
     const git = { head: 'c0ffee', branch: null, dirty: [] };
-    expect(parseRequest(line({ git }))?.git).toEqual(git);
-    expect(parseRequest(line({ git: null }))?.git).toBeNull();
-    expect(parseRequest(line({}))?.git).toBeUndefined();
+    expect((parseRequest(line({ git })) as WriteRequest | undefined)?.git).toEqual(git);
+    expect((parseRequest(line({ git: null })) as WriteRequest | undefined)?.git).toBeNull();
+    expect((parseRequest(line({})) as WriteRequest | undefined)?.git).toBeUndefined();
   });
 
   it('refuses a worktree of any other shape', () => {

@@ -165,6 +165,11 @@ export class FileStore implements Store {
    * any flush, so every flush runs in the background and the writes arriving meanwhile
    * share the next one.
    */
+  /** The file operations this store uses (tests inject failures into them). */
+  get fileSystem(): FileSystem {
+    return this.parts.fs;
+  }
+
   setOthersWriteHere(others: boolean): void {
     this.othersWriteHere = others;
     this.updateFollower();

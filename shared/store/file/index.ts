@@ -23,3 +23,5 @@ export { FileStore } from './file-store.js';
 export type { FileStoreOptions } from './open-file-store.js';
 /** The file operations a test may replace. */
 export type { FileSystem } from './file-system.js';
+/** The file store of a process that may never open it (see shared/forwarding). */
+export { LazyFileStore } from './lazy-file-store.js';
