@@ -13,7 +13,7 @@ import { lockRelationGraph } from './rules/graph-lock.js';
 import { findIssue, findIssueById, issueView, loadCheckpoint, loadRelations, lockIssues, statusesOf, summaries, touchIssue } from './rules/issues.js';
 import { anyExpired, authorize, claim, getLease, holderOf, isLive, type LeaseContext, leaseView, renew, SessionTokens, sweepExpired } from './rules/leases.js';
 import { listIssues, recentlyDone } from './rules/listing.js';
-import { claimNotices, markActive, unnoticedLosses } from './rules/liveness.js';
+import { claimNotices, lastActiveOf, markActive, unnoticedLosses } from './rules/liveness.js';
 import { changeRelation } from './rules/relations.js';
 import { type CheckpointRow, iso, type IssueRow, type LeaseRow, placeholders, toCheckpoint } from './rules/rows.js';
 import { createIssue, updateIssue } from './rules/tracking.js';
@@ -287,7 +287,7 @@ export class Baton {
       const token = live && live.session === this.caller.session ? this.tokens.get(row.key) : undefined;
       return ok({
         issue: await issueView(tx, row),
-        lease: live ? leaseView(row.key, live, token) : null,
+        lease: live ? { ...leaseView(row.key, live, token), lastActiveAt: await lastActiveOf(tx, live.session) } : null,
         checkpoint: await loadCheckpoint(tx, row),
         relations: await loadRelations(tx, row),
         comments: await listComments(tx, row.id),

@@ -87,6 +87,8 @@ export interface Lease {
   renewer: string | null;
   fence: number;
   claimToken?: string;
+  /** In `get_issue` only: when the holding session's agent last showed a sign of life (null when unknown). */
+  lastActiveAt?: string | null;
 }
 
 export interface ClaimResult {

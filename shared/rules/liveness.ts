@@ -23,6 +23,12 @@ export async function markActive(tx: Tx, sessions: readonly string[]): Promise<v
   ]);
 }
 
+/** When the session's agent was last active, as the store has it; null when unknown. */
+export async function lastActiveOf(tx: Tx, session: string): Promise<string | null> {
+  const row = await tx.get<{ last_active_at: number | null }>('SELECT last_active_at FROM sessions WHERE id = ?', [session]);
+  return row?.last_active_at == null ? null : iso(Number(row.last_active_at));
+}
+
 interface LossRow {
   hash: string;
   key: string;
