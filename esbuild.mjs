@@ -65,6 +65,13 @@ async function buildAll() {
       // A string: esbuild would turn an object into a module of its own, initialised from every other.
       define: { BATON_TOOL_LISTING: JSON.stringify(JSON.stringify(toolListing)) },
     }),
+    // `baton hook <client>`, which the bin runs without loading dist/baton.js (mcp-server/hook-main.ts).
+    build({
+      ...nodeBundle,
+      entryPoints: { hook: 'mcp-server/hook-main.ts' },
+      outdir: 'dist',
+      external: ['pg-native'],
+    }),
     // The `baton` bin: starts dist/baton.js from a code cache (mcp-server/launch.ts).
     build({
       ...nodeBundle,

@@ -13,7 +13,7 @@ import { lockRelationGraph } from './rules/graph-lock.js';
 import { findIssue, findIssueById, issueView, loadCheckpoint, loadRelations, lockIssues, statusesOf, summaries, touchIssue } from './rules/issues.js';
 import { anyExpired, authorize, claim, getLease, holderOf, isLive, type LeaseContext, leaseView, renew, SessionTokens, sweepExpired } from './rules/leases.js';
 import { listIssues, recentlyDone } from './rules/listing.js';
-import { claimNotices, lastActiveOf, markActive, unnoticedLosses } from './rules/liveness.js';
+import { claimNotices, endSessions, lastActiveOf, markActive, unnoticedLosses } from './rules/liveness.js';
 import { changeRelation } from './rules/relations.js';
 import { type CheckpointRow, iso, type IssueRow, type LeaseRow, placeholders, toCheckpoint } from './rules/rows.js';
 import { createIssue, updateIssue } from './rules/tracking.js';
@@ -572,6 +572,14 @@ export class Baton {
     if (!found.ok || found.value.length === 0) return found.ok ? ok({ notices: [] }) : found;
     const losses = found.value;
     return this.write(async (tx) => ok({ notices: (await claimNotices(tx, losses)).map(({ hash: _, ...notice }) => notice) }));
+  }
+
+  /** Marks these sessions ended (a hook saw their agent end); their leases live on until they expire or are taken over. */
+  async endSessions(input: { sessions: string[] }): Promise<Result<void>> {
+    return this.write(async (tx) => {
+      await endSessions(tx, input.sessions);
+      return ok(undefined);
+    });
   }
 
   /** Records, once per lease, that a renewer stopped renewing it and why (`renewal_stopped`). */

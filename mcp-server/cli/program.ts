@@ -4,6 +4,7 @@ import { registerClaimsCommand } from './claims.js';
 import type { CliDeps } from './context.js';
 import { registerDoctorCommand } from './doctor.js';
 import { registerImportCommand } from './import.js';
+import { registerHookCommand } from './hook.js';
 import { registerInitCommand } from './init.js';
 import { registerLsCommand } from './ls.js';
 import { registerReleaseCommand } from './release.js';
@@ -36,5 +37,6 @@ export function buildProgram(deps: CliDeps, version: string): Command {
   registerReleaseCommand(program, deps);
   registerWatchdogCommand(program, deps);
   registerDoctorCommand(program, deps);
+  registerHookCommand(program, deps);
   return program;
 }

@@ -30,6 +30,7 @@ export const WRITE_OPERATIONS = [
   'sweep',
   'markActive',
   'recordRenewalStopped',
+  'endSessions',
 ] as const satisfies readonly (keyof Baton)[];
 
 export type WriteOperation = (typeof WRITE_OPERATIONS)[number];

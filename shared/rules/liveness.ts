@@ -29,6 +29,12 @@ export async function lastActiveOf(tx: Tx, session: string): Promise<string | nu
   return row?.last_active_at == null ? null : iso(Number(row.last_active_at));
 }
 
+/** Marks these sessions ended now, unless they already are. */
+export async function endSessions(tx: Tx, sessions: readonly string[]): Promise<void> {
+  if (sessions.length === 0) return;
+  await tx.run(`UPDATE sessions SET ended_at = ? WHERE id IN (${placeholders(sessions.length)}) AND ended_at IS NULL`, [tx.now, ...sessions]);
+}
+
 interface LossRow {
   hash: string;
   key: string;

@@ -107,6 +107,10 @@ const CALLS: Record<Operation, Call> = {
   markActive: plain((b) => b.markActive()),
   // With no loss to tell it only reads, as at nearly every tool call.
   leaseNotices: onOwnClaim((b) => b.leaseNotices()),
+  endSessions: async ({ baton, other }) => {
+    value(await other.registerSession({ pid: process.pid, host: 'here' }));
+    return () => baton.endSessions({ sessions: [other.caller.session] });
+  },
   recordRenewalStopped: onIssue((b, key) => b.recordRenewalStopped({ stops: [{ key, detail: 'renewal stopped: idle' }] })),
 };
 
