@@ -13,6 +13,7 @@ await build({
     worker: 'bench/worker.ts',
     'mcp-agent': 'bench/mcp-agent.ts',
     probe: 'bench/probe-child.ts',
+    'hook-latency': 'bench/hook-latency.ts',
   },
   outdir,
   external: ['better-sqlite3', 'pg-native'],

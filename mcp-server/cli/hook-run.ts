@@ -25,7 +25,7 @@ export async function runHook(client: HookClient, io: { stdin: NodeJS.ReadableSt
     const location = resolveLocation({ cwd, env: io.env });
     // A hook never creates a database: no database, nothing to say.
     if (!io.env.BATON_DATABASE_URL && !existsSync(location.dbPath)) return;
-    const opened = await openBaton({ cwd, env: io.env, caller: { agent: 'hook', renewer: null } });
+    const opened = await openBaton({ cwd, env: io.env, location, caller: { agent: 'hook', renewer: null } });
     if (!opened.ok) return;
     try {
       const { baton, store } = opened.value;
