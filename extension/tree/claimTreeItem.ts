@@ -15,7 +15,8 @@ export class ClaimTreeItem extends vscode.TreeItem {
     this.tooltip = tooltip(node.tooltip);
     // The resource lets the countdown decorations colour the label in the warning period.
     this.resourceUri = claimUri(node.key);
-    const color = node.warning ? new vscode.ThemeColor('list.warningForeground') : undefined;
+    // The warning colour near expiry, and for an agent idle past the limit, whose lease will lapse.
+    const color = node.warning || node.idle ? new vscode.ThemeColor('list.warningForeground') : undefined;
     this.iconPath = new vscode.ThemeIcon(node.keptAliveHere ? 'sync' : 'lock', color);
     this.contextValue = ['claim', node.keptAliveHere ? 'mine' : '', node.hasCheckpoint ? 'checkpoint' : ''].filter(Boolean).join(' ');
   }

@@ -36,7 +36,7 @@ export function claim(key: string, expiresInMs: number, over: Partial<ClaimView>
     renewer: null,
     secondsLeft: Math.floor(expiresInMs / 1000),
     checkpoint: null,
-    lastActiveAt: iso(T0 - 30_000),
+    lastActiveAt: null,
     ...over,
   };
 }
@@ -46,5 +46,5 @@ export function session(id: string, over: Partial<SessionRecord> = {}): SessionR
 }
 
 export function snapshot(over: Partial<BatonSnapshot> = {}): BatonSnapshot {
-  return { leaseSeconds: 1800, claims: [], fences: {}, sessions: [], ready: [], todo: [], doing: [], review: [], blocked: [], done: [], checkpointed: [], ...over };
+  return { leaseSeconds: 1800, idleSeconds: 3600, claims: [], fences: {}, sessions: [], ready: [], todo: [], doing: [], review: [], blocked: [], done: [], checkpointed: [], ...over };
 }
