@@ -20,6 +20,9 @@ import { createIssue, updateIssue } from './rules/tracking.js';
 import type { Store, Tx } from './store/store.js';
 import type * as T from './types.js';
 import { check } from './validate.js';
+import type { HookProcess } from './hooks/agent-sessions.js';
+import { answerHook } from './hooks/answer-hook.js';
+import type { HookAnswer, HookInput } from './hooks/claude-format.js';
 
 export interface BatonDeps {
   store: Store;
@@ -580,6 +583,11 @@ export class Baton {
       await endSessions(tx, input.sessions);
       return ok(undefined);
     });
+  }
+
+  /** Answers one hook event of an agent (shared/hooks/answer-hook.ts); `now`: the store's clock where it is not this machine's. */
+  async hookEvent(input: HookInput, hook: HookProcess, now = Date.now()): Promise<Result<HookAnswer | null>> {
+    return ok(await answerHook(this, input, hook, now));
   }
 
   /** Records, once per lease, that a renewer stopped renewing it and why (`renewal_stopped`). */

@@ -1,44 +1,86 @@
+import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { agentSessions } from '../../shared/hooks/agent-sessions.js';
-import { answerHook } from '../../shared/hooks/answer-hook.js';
-import { claudeOutput, parseClaudeInput } from '../../shared/hooks/claude-format.js';
-import { resolveLocation } from '../../shared/location.js';
+import { loadConfig } from '../../shared/config.js';
+import { WriteRoute } from '../../shared/forwarding/write-route.js';
+import { WriterLink } from '../../shared/forwarding/writer-link.js';
+import { ancestors, type HookProcess } from '../../shared/hooks/agent-sessions.js';
+import { claudeOutput, type HookAnswer, type HookInput, parseClaudeInput } from '../../shared/hooks/claude-format.js';
+import { type Location, resolveLocation } from '../../shared/location.js';
 import { openBaton } from '../../shared/open.js';
-import { isProcessAlive } from '../../shared/sessions.js';
+import type { Result } from '../../shared/result.js';
 import { clockOffsetMs } from '../../shared/store/clock-offset.js';
 
 /** The clients whose hooks Baton answers. */
 export const HOOK_CLIENTS = ['claude'] as const;
 export type HookClient = (typeof HOOK_CLIENTS)[number];
 
+/** How long the hook waits for the server writing for the others before opening the store itself. */
+const WRITER_TIMEOUT_MS = 3_000;
+
+type HookIo = { stdin: NodeJS.ReadableStream; stdout: { write(text: string): unknown }; env: NodeJS.ProcessEnv; cwd: string; pid: number };
+
 /**
  * One hook event: reads the client's JSON on stdin, answers on stdout in its format, and
  * always exits 0. Whenever Baton cannot answer (no database here, the store unavailable,
  * input it does not know, any error) it prints nothing: a hook must never stop the agent.
+ *
+ * The event is answered where the database is already open: by the agents' server that
+ * writes for the others (shared/forwarding), over its socket, as one operation. Only
+ * where there is none does the hook open the store itself, which at 10k issues costs
+ * loading the whole file.
  */
-export async function runHook(client: HookClient, io: { stdin: NodeJS.ReadableStream; stdout: { write(text: string): unknown }; env: NodeJS.ProcessEnv; cwd: string; pid: number }): Promise<void> {
+export async function runHook(client: HookClient, io: HookIo): Promise<void> {
   try {
     const input = parseClaudeInput(await readAll(io.stdin));
     if (input === null) return;
-    const cwd = input.cwd ?? io.cwd;
-    const location = resolveLocation({ cwd, env: io.env });
+    const location = resolveLocation({ cwd: input.cwd ?? io.cwd, env: io.env });
     // A hook never creates a database: no database, nothing to say.
     if (!io.env.BATON_DATABASE_URL && !existsSync(location.dbPath)) return;
-    const opened = await openBaton({ cwd, env: io.env, location, caller: { agent: 'hook', renewer: null } });
-    if (!opened.ok) return;
-    try {
-      const { baton, store } = opened.value;
-      const now = Date.now() - (await clockOffsetMs(store));
-      const hook = { pid: io.pid, host: hostname(), worktree: location.worktree, agent: io.env.BATON_AGENT || undefined };
-      const answer = await answerHook(baton, input, { now, mine: (sessions) => agentSessions(sessions, hook, isProcessAlive) });
-      const output = answer && client === 'claude' ? claudeOutput(input.event, answer) : null;
-      if (output !== null) io.stdout.write(`${output}\n`);
-    } finally {
-      await opened.value.close();
-    }
+    const hook: HookProcess = { ancestors: ancestors(io.pid), host: hostname(), worktree: location.worktree, agent: io.env.BATON_AGENT || undefined };
+    const answer = (await throughWriter(location, input, hook, io)) ?? (await openedHere(location, input, hook, io));
+    const output = answer?.ok && answer.value && client === 'claude' ? claudeOutput(input.event, answer.value) : null;
+    if (output) io.stdout.write(`${output}\n`);
   } catch {
     // Printing nothing is the answer: the agent goes on as if Baton were not there.
+  }
+}
+
+/** The event answered by the server writing for the others; undefined when there is none to ask. */
+async function throughWriter(location: Location, input: HookInput, hook: HookProcess, io: HookIo): Promise<Result<HookAnswer | null> | undefined> {
+  if (io.env.BATON_DATABASE_URL) return undefined;
+  const socket = WriteRoute.socketFor(location.dbPath);
+  if (socket === undefined || !existsSync(socket)) return undefined;
+  const config = loadConfig({ repoRoot: location.repoRoot, env: io.env });
+  if (!config.ok) return undefined;
+  let link: WriterLink | undefined;
+  try {
+    link = await WriterLink.connect(socket, WRITER_TIMEOUT_MS);
+    const answer = await link.call({
+      op: 'hookEvent',
+      args: [input, hook],
+      caller: { agent: 'hook', session: `hook-${randomUUID()}`, renewer: null, worktree: location.worktree },
+      config: config.value,
+      tokens: [],
+      tag: { id: randomUUID().replace(/-/g, ''), key: randomBytes(32).toString('base64'), confirmed: [] },
+    });
+    return 'result' in answer ? (answer.result as Result<HookAnswer | null>) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    link?.close();
+  }
+}
+
+/** The event answered on the store opened here: PostgreSQL, or a file no server has open. */
+async function openedHere(location: Location, input: HookInput, hook: HookProcess, io: HookIo): Promise<Result<HookAnswer | null> | undefined> {
+  const opened = await openBaton({ cwd: input.cwd ?? io.cwd, env: io.env, location, caller: { agent: 'hook', renewer: null } });
+  if (!opened.ok) return undefined;
+  try {
+    const now = Date.now() - (await clockOffsetMs(opened.value.store));
+    return await opened.value.baton.hookEvent(input, hook, now);
+  } finally {
+    await opened.value.close();
   }
 }
 

@@ -7,7 +7,7 @@ import { isReadOnlySql } from '../store/file/file-tx.js';
 import { storePaths } from '../store/file/paths.js';
 import { AnswerJournal } from './answer-journal.js';
 import { seal, unseal } from './seal.js';
-import { FORWARDED_KEPT_MS, type RequestTag, type WriteAnswer, type WriteRequest } from './wire.js';
+import { FORWARDED_KEPT_MS, type RequestTag, UNRECORDED, type WriteAnswer, type WriteRequest } from './wire.js';
 
 /**
  * How often a process looks for the records of writes whose callers never confirmed
@@ -37,7 +37,7 @@ export async function runTagged(store: Store, request: WriteRequest): Promise<Wr
   // The caller's server read its worktree (forward-writes.ts); one that did not leaves it to this one.
   const { git } = request;
   const baton = new Baton({
-    store: taggedStore(store, request.tag, tokens, changes, outcome),
+    store: UNRECORDED.has(request.op) ? store : taggedStore(store, request.tag, tokens, changes, outcome),
     caller: request.caller,
     config: request.config,
     tokens,

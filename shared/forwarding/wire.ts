@@ -31,6 +31,7 @@ export const WRITE_OPERATIONS = [
   'markActive',
   'recordRenewalStopped',
   'endSessions',
+  'hookEvent',
 ] as const satisfies readonly (keyof Baton)[];
 
 export type WriteOperation = (typeof WRITE_OPERATIONS)[number];
@@ -42,6 +43,13 @@ export type WriteOperation = (typeof WRITE_OPERATIONS)[number];
  * alone) would hold all of them up.
  */
 export const RECORDS_WORKTREE: ReadonlySet<WriteOperation> = new Set(['checkpoint']);
+
+/**
+ * Operations the writer runs without the exactly-once record: a hook event (several
+ * small transactions) is sent by a process that never retries it nor confirms it, and
+ * running one twice changes nothing more (a renewal is a reset; a notice is told once).
+ */
+export const UNRECORDED: ReadonlySet<WriteOperation> = new Set(['hookEvent']);
 
 const WRITES: ReadonlySet<string> = new Set(WRITE_OPERATIONS);
 

@@ -15,14 +15,14 @@ import type { SessionRecord } from '../types.js';
  */
 export function agentSessions(
   sessions: readonly SessionRecord[],
-  hook: { pid: number; host: string; worktree: string | null; agent?: string },
+  hook: HookProcess,
   isAlive: (pid: number) => boolean,
   parentOf: (pid: number) => number | null = procParent,
 ): SessionRecord[] {
   const candidates = sessions.filter(
     (s) => s.endedAt === null && s.host === hook.host && (hook.worktree === null || s.worktree === null || s.worktree === hook.worktree) && isAlive(s.pid),
   );
-  const up = ancestors(hook.pid, parentOf);
+  const up = hook.ancestors;
   if (up.length > 0) {
     let nearest = Number.POSITIVE_INFINITY;
     const depth = new Map<string, number>();
@@ -37,6 +37,17 @@ export function agentSessions(
   }
   if (hook.worktree === null) return [];
   return candidates.filter((s) => s.worktree === hook.worktree && (hook.agent === undefined || s.agent === hook.agent));
+}
+
+/** What a hook process tells of itself: enough to find its agent's sessions wherever this runs on its machine. */
+export interface HookProcess {
+  /** Its ancestors, nearest first (`ancestors(process.pid)`); empty where the OS does not tell. */
+  ancestors: number[];
+  host: string;
+  /** The git top level of the agent's directory, when in a worktree. */
+  worktree: string | null;
+  /** `BATON_AGENT` of the hook, when set. */
+  agent?: string;
 }
 
 /** The ancestors of `pid`, nearest first, without pid 1 (whose children are every orphan) and 0. */

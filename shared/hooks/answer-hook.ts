@@ -2,17 +2,14 @@ import type { Baton } from '../baton.js';
 import { noticesText } from '../notice-text.js';
 import { activityWriteMs } from '../rules/renewal.js';
 import type { ClaimView, SessionRecord } from '../types.js';
+import { isProcessAlive } from '../sessions.js';
+import { agentSessions, type HookProcess } from './agent-sessions.js';
 import type { HookAnswer, HookInput } from './claude-format.js';
 
-/** What a hook process knows of itself, and the store's clock. */
-export interface HookContext {
-  /** The agent's sessions among those recorded (agent-sessions.ts). */
-  mine(sessions: readonly SessionRecord[]): SessionRecord[];
-  now: number;
-}
-
 /**
- * What Baton does for one hook event of an agent (docs/protocol.md, "Liveness"):
+ * What Baton does for one hook event (`Baton.hookEvent`, which runs it where the store is
+ * open: in the server writing for the others when there is one, so that a hook process
+ * need not load the database) of an agent (docs/protocol.md, "Liveness"):
  *
  * - every event is activity of the agent's sessions;
  * - PostToolUse also renews their leases, so a working agent need not call heartbeat;
@@ -25,10 +22,11 @@ export interface HookContext {
  * Writes only when something is due: activity older than `activityWriteMs`, a lease
  * renewed longer ago than a sixth of its length, a loss to tell, an end.
  */
-export async function answerHook(baton: Baton, input: HookInput, ctx: HookContext): Promise<HookAnswer | null> {
+export async function answerHook(baton: Baton, input: HookInput, hook: HookProcess, now: number): Promise<HookAnswer | null> {
+  const ctx = { now };
   const listed = await baton.listSessions();
   if (!listed.ok) return null;
-  const mine = ctx.mine(listed.value.sessions);
+  const mine: SessionRecord[] = agentSessions(listed.value.sessions, hook, isProcessAlive);
   if (mine.length === 0) return null;
   const ids = mine.map((s) => s.id);
   const claims = await baton.listClaims();

@@ -111,6 +111,11 @@ const CALLS: Record<Operation, Call> = {
     value(await other.registerSession({ pid: process.pid, host: 'here' }));
     return () => baton.endSessions({ sessions: [other.caller.session] });
   },
+  // A session ending is the hook event that writes whatever the timing.
+  hookEvent: async ({ baton, other }) => {
+    value(await other.registerSession({ pid: process.pid, host: 'here' }));
+    return () => baton.hookEvent({ event: 'SessionEnd', cwd: null, stopHookActive: false, reason: 'logout' }, { ancestors: [process.pid], host: 'here', worktree: null });
+  },
   recordRenewalStopped: onIssue((b, key) => b.recordRenewalStopped({ stops: [{ key, detail: 'renewal stopped: idle' }] })),
 };
 
