@@ -17,7 +17,7 @@ import { claimNotices, endSessions, lastActiveOf, markActive, unnoticedLosses } 
 import { changeRelation } from './rules/relations.js';
 import { type CheckpointRow, iso, type IssueRow, type LeaseRow, placeholders, toCheckpoint } from './rules/rows.js';
 import { createIssue, updateIssue } from './rules/tracking.js';
-import type { Store, Tx } from './store/store.js';
+import type { ReadOptions, Store, Tx } from './store/store.js';
 import type * as T from './types.js';
 import { check } from './validate.js';
 import type { HookProcess } from './hooks/agent-sessions.js';
@@ -84,9 +84,9 @@ export class Baton {
     }
   }
 
-  private async read<R>(fn: (tx: Tx) => Promise<Result<R>>): Promise<Result<R>> {
+  private async read<R>(fn: (tx: Tx) => Promise<Result<R>>, options?: ReadOptions): Promise<Result<R>> {
     try {
-      return await this.store.read(fn);
+      return await this.store.read(fn, options);
     } catch (error) {
       return unavailable(error);
     }
@@ -571,7 +571,7 @@ export class Baton {
    */
   async leaseNotices(input: { sessions?: string[] } = {}): Promise<Result<{ notices: T.LeaseNotice[] }>> {
     const sessions = input.sessions ?? [this.caller.session];
-    const found = await this.read(async (tx) => ok(await unnoticedLosses(tx, sessions)));
+    const found = await this.read(async (tx) => ok(await unnoticedLosses(tx, sessions)), { quiet: true });
     if (!found.ok || found.value.length === 0) return found.ok ? ok({ notices: [] }) : found;
     const losses = found.value;
     return this.write(async (tx) => ok({ notices: (await claimNotices(tx, losses)).map(({ hash: _, ...notice }) => notice) }));

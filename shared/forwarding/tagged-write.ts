@@ -67,7 +67,7 @@ function taggedStore(store: Store, tag: RequestTag, tokens: SessionTokens, chang
   return {
     backend: store.backend,
     location: store.location,
-    read: (fn) => store.read(fn),
+    read: (fn, options) => store.read(fn, options),
     version: () => store.version(),
     analyze: () => store.analyze(),
     info: () => store.info(),
