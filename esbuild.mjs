@@ -68,7 +68,7 @@ async function buildAll() {
     // `baton hook <client>`, which the bin runs without loading dist/baton.js (mcp-server/hook-main.ts).
     build({
       ...nodeBundle,
-      entryPoints: { hook: 'mcp-server/hook-main.ts' },
+      entryPoints: { hook: 'mcp-server/hook-main.ts', 'hook-open': 'mcp-server/cli/hook-open.ts' },
       outdir: 'dist',
       external: ['pg-native'],
     }),

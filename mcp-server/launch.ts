@@ -34,8 +34,18 @@ const cacheDir = join(__dirname, '.cache');
 
 // `baton hook <client>` runs on every tool call of an agent: its own small bundle, without
 // the MCP SDK and the CLI, starts in a fraction of the time; it hands anything else back.
-if (process.argv[2] === 'hook') (require(join(__dirname, 'hook.js')) as { main(fallback: () => void): void }).main(runCli);
+// Where it is not beside this script (the .vsix ships the CLI alone), the CLI answers it.
+const hookBundle = process.argv[2] === 'hook' ? loadHookBundle() : undefined;
+if (hookBundle) hookBundle.main(runCli);
 else runCli();
+
+function loadHookBundle(): { main(fallback: () => void): void } | undefined {
+  try {
+    return require(join(__dirname, 'hook.js')) as { main(fallback: () => void): void };
+  } catch {
+    return undefined;
+  }
+}
 
 function runCli(): void {
   // Hashed as bytes: hashing the decoded string costs three times as long (2.8 against 0.9 ms).

@@ -2,14 +2,13 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { loadConfig } from '../../shared/config.js';
-import { WriteRoute } from '../../shared/forwarding/write-route.js';
+import { writerSocketFor } from '../../shared/forwarding/socket-path.js';
 import { WriterLink } from '../../shared/forwarding/writer-link.js';
 import { ancestors, type HookProcess } from '../../shared/hooks/agent-sessions.js';
 import { claudeOutput, type HookAnswer, type HookInput, parseClaudeInput } from '../../shared/hooks/claude-format.js';
 import { type Location, resolveLocation } from '../../shared/location.js';
-import { openBaton } from '../../shared/open.js';
 import type { Result } from '../../shared/result.js';
-import { clockOffsetMs } from '../../shared/store/clock-offset.js';
+import type { OpenHere } from './hook-open.js';
 
 /** The clients whose hooks Baton answers. */
 export const HOOK_CLIENTS = ['claude'] as const;
@@ -27,10 +26,10 @@ type HookIo = { stdin: NodeJS.ReadableStream; stdout: { write(text: string): unk
  *
  * The event is answered where the database is already open: by the agents' server that
  * writes for the others (shared/forwarding), over its socket, as one operation. Only
- * where there is none does the hook open the store itself, which at 10k issues costs
- * loading the whole file.
+ * where there is none does the hook open the store itself (`openHere`, loaded only
+ * then), which at 10k issues costs loading the whole file.
  */
-export async function runHook(client: HookClient, io: HookIo): Promise<void> {
+export async function runHook(client: HookClient, io: HookIo, openHere: () => OpenHere): Promise<void> {
   try {
     const input = parseClaudeInput(await readAll(io.stdin));
     if (input === null) return;
@@ -38,7 +37,7 @@ export async function runHook(client: HookClient, io: HookIo): Promise<void> {
     // A hook never creates a database: no database, nothing to say.
     if (!io.env.BATON_DATABASE_URL && !existsSync(location.dbPath)) return;
     const hook: HookProcess = { ancestors: ancestors(io.pid), host: hostname(), worktree: location.worktree, agent: io.env.BATON_AGENT || undefined };
-    const answer = (await throughWriter(location, input, hook, io)) ?? (await openedHere(location, input, hook, io));
+    const answer = (await throughWriter(location, input, hook, io)) ?? (await openHere()(location, input, hook, io.env, io.cwd));
     const output = answer?.ok && answer.value && client === 'claude' ? claudeOutput(input.event, answer.value) : null;
     if (output) io.stdout.write(`${output}\n`);
   } catch {
@@ -49,7 +48,7 @@ export async function runHook(client: HookClient, io: HookIo): Promise<void> {
 /** The event answered by the server writing for the others; undefined when there is none to ask. */
 async function throughWriter(location: Location, input: HookInput, hook: HookProcess, io: HookIo): Promise<Result<HookAnswer | null> | undefined> {
   if (io.env.BATON_DATABASE_URL) return undefined;
-  const socket = WriteRoute.socketFor(location.dbPath);
+  const socket = writerSocketFor(location.dbPath);
   if (socket === undefined || !existsSync(socket)) return undefined;
   const config = loadConfig({ repoRoot: location.repoRoot, env: io.env });
   if (!config.ok) return undefined;
@@ -69,18 +68,6 @@ async function throughWriter(location: Location, input: HookInput, hook: HookPro
     return undefined;
   } finally {
     link?.close();
-  }
-}
-
-/** The event answered on the store opened here: PostgreSQL, or a file no server has open. */
-async function openedHere(location: Location, input: HookInput, hook: HookProcess, io: HookIo): Promise<Result<HookAnswer | null> | undefined> {
-  const opened = await openBaton({ cwd: input.cwd ?? io.cwd, env: io.env, location, caller: { agent: 'hook', renewer: null } });
-  if (!opened.ok) return undefined;
-  try {
-    const now = Date.now() - (await clockOffsetMs(opened.value.store));
-    return await opened.value.baton.hookEvent(input, hook, now);
-  } finally {
-    await opened.value.close();
   }
 }
 

@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { CliDeps } from './context.js';
+import { openedHere } from './hook-open.js';
 import { HOOK_CLIENTS, type HookClient, runHook } from './hook-run.js';
 
 /**
@@ -18,7 +19,7 @@ export function registerHookCommand(program: Command, deps: CliDeps): void {
     )
     .argument('<client>', `the agent's client: ${HOOK_CLIENTS.join(', ')}`, parseClient)
     .action(async (client: HookClient) => {
-      await runHook(client, { stdin: process.stdin, stdout: deps.stdout, env: deps.env, cwd: deps.cwd, pid: process.pid });
+      await runHook(client, { stdin: process.stdin, stdout: deps.stdout, env: deps.env, cwd: deps.cwd, pid: process.pid }, () => openedHere);
     });
 }
 
