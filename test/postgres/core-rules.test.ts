@@ -16,6 +16,7 @@ if (ADMIN_URL) {
   await import('../shared/leases.test.js');
   await import('../shared/dispatch.test.js');
   await import('../shared/tracking.test.js');
+  await import('../shared/liveness.test.js');
 } else {
   describe.skip('core rules on PostgreSQL', () => {
     it('needs BATON_TEST_DATABASE_URL', () => undefined);
