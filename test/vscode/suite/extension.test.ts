@@ -85,7 +85,7 @@ test('shows an issue claimed by a separate agent process within a second', async
   const node = claimed(firstKey)!;
   assert.equal(node.agent, 'agent-a');
   const item = api.tree.getTreeItem(node);
-  assert.match(String(item.description), /^agent-a · 0:0\d left$/);
+  assert.match(String(item.description), /^agent-a · 0:0\d left · active (just now|\d+ s ago)$/);
   assert.match(String(item.contextValue), /\bclaim\b/);
   assert.ok(!/\bmine\b/.test(String(item.contextValue)), 'an agent this window did not start is not kept alive by it');
   const details = api.tree.getChildren(node).map((d) => api.tree.getTreeItem(d).label);
