@@ -72,6 +72,13 @@ async function buildAll() {
       outdir: 'dist',
       external: ['pg-native'],
     }),
+    // `baton hook <client>`, which the bin runs without loading dist/baton.js (mcp-server/hook-main.ts).
+    build({
+      ...nodeBundle,
+      entryPoints: { hook: 'mcp-server/hook-main.ts', 'hook-open': 'mcp-server/cli/hook-open.ts' },
+      outdir: 'dist',
+      external: ['pg-native'],
+    }),
     // The `baton` bin: starts dist/baton.js from a code cache (mcp-server/launch.ts).
     build({
       ...nodeBundle,

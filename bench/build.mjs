@@ -15,6 +15,7 @@ await build({
     probe: 'bench/probe-child.ts',
     guard: 'bench/guard.ts',
     retention: 'bench/retention.ts',
+    'hook-latency': 'bench/hook-latency.ts',
   },
   outdir,
   external: ['better-sqlite3', 'pg-native'],

@@ -35,7 +35,7 @@ function wire(context: vscode.ExtensionContext) {
   const settings = { current: readSettings(folder) };
   const source = new BatonSource({ cwd, db: settings.current.databasePath, renewer: renewerId });
   const model = new ClaimsModel(source, { pollMs: POLL_MS });
-  const renewer = new Renewer({ renewer: renewerId, connect: () => source.existing(), isAlive: isSessionAlive, log });
+  const renewer = new Renewer({ renewer: renewerId, connect: () => source.existing(), isAlive: isSessionAlive, log, now: () => source.storeNow() });
   const treeContext = () => ({ now: source.storeNow(), warningSeconds: settings.current.warningSeconds, renewer: renewerId, isAlive: isSessionAlive });
   const decorations = new CountdownDecorations();
   const tree = new ClaimsTreeProvider(model, treeContext, decorations);

@@ -34,10 +34,23 @@ if (typeof crc32 !== 'function') {
 // .vsix), the whole CLI runs it.
 const args = process.argv.slice(2);
 const guardBundle = join(__dirname, 'guard.js');
+// `baton hook <client>` runs on every tool call of an agent: its own small bundle, without
+// the MCP SDK and the CLI, starts in a fraction of the time; it hands anything else back.
+// Where it is not beside this script (the .vsix ships the CLI alone), the CLI answers it.
 if (args[0] === 'guard' && args[1] === 'check' && args.length <= 4 && args.slice(2).every((a) => !a.startsWith('-')) && existsSync(guardBundle)) {
   (require(guardBundle) as { main(): Promise<void> }).main();
 } else {
-  runBundle();
+  const hookBundle = args[0] === 'hook' ? loadHookBundle() : undefined;
+  if (hookBundle) hookBundle.main(runBundle);
+  else runBundle();
+}
+
+function loadHookBundle(): { main(fallback: () => void): void } | undefined {
+  try {
+    return require(join(__dirname, 'hook.js')) as { main(fallback: () => void): void };
+  } catch {
+    return undefined;
+  }
 }
 
 /** Runs the CLI bundle (dist/baton.js) from its code cache. */

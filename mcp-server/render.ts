@@ -89,7 +89,7 @@ export function overlapLines(overlaps: readonly Overlap[]): string[] {
 
 export function claimViewLine(claim: ClaimView): string {
   const overlaps = claim.overlaps.length > 0 ? `; overlaps ${claim.overlaps.map((o) => `${o.key} (${o.files.join(', ')})`).join(', ')}` : '';
-  return `${claim.key} "${claim.title}" held by ${claim.agent} (session ${claim.session}) on ${claim.branch}, ${claim.secondsLeft}s left, renewer ${claim.renewer ?? 'none'}${overlaps}`;
+  return `${claim.key} "${claim.title}" held by ${claim.agent} (session ${claim.session}) on ${claim.branch}, ${claim.secondsLeft}s left, renewer ${claim.renewer ?? 'none'}, last active ${claim.lastActiveAt ?? 'unknown'}${overlaps}`;
 }
 
 export function commentLine(comment: Comment): string {

@@ -1,10 +1,8 @@
 import type * as In from './inputs.js';
-import { buildStory, type Story } from './history/story.js';
 import { LIMITS } from './limits.js';
 import { fail, ok, type Result } from './result.js';
 import { listEvents, recordEvent } from './rules/activity.js';
 import { addCheckpoint } from './rules/checkpoints.js';
-import { listClaims } from './rules/claims.js';
 import { addComment, listComments } from './rules/comments.js';
 import { claimNext, claimResult, rememberRequest, replayRequest, reserveRequest } from './rules/dispatch.js';
 import { finish, judge, releaseLease, submit } from './rules/finish.js';
@@ -14,6 +12,7 @@ import { authorize, claim, getLease, holderOf, isLive, leaseView, renew } from '
 import { listIssues } from './rules/listing.js';
 import { planContinuation, sessionIn } from './rules/continuation.js';
 import { overlapsFor } from './rules/overlaps.js';
+import { lastActiveOf, markActive } from './rules/liveness.js';
 import { changeRelation } from './rules/relations.js';
 import { iso } from './rules/rows.js';
 import { createIssue, updateIssue } from './rules/tracking.js';
@@ -116,7 +115,10 @@ export class Baton extends ServiceOperations {
   async heartbeat(input: In.LeaseInput): Promise<Result<{ lease: T.Lease }>> {
     const valid = check().key('key', input.key).token('claimToken', input.claimToken, true).done();
     if (!valid.ok) return valid;
-    return this.withLease('heartbeat', input, async (tx, issue, lease) => ok({ lease: leaseView(issue.key, await renew(tx, lease, this.ctx.leaseMs), input.claimToken) }));
+    return this.withLease('heartbeat', input, async (tx, issue, lease) => {
+      await markActive(tx, [this.caller.session]);
+      return ok({ lease: leaseView(issue.key, await renew(tx, lease, this.ctx.leaseMs), input.claimToken) });
+    });
   }
 
   async checkpoint(input: In.CheckpointInput): Promise<Result<{ lease: T.Lease; checkpoint: T.Checkpoint; overlaps: T.Overlap[] }>> {
@@ -127,6 +129,7 @@ export class Baton extends ServiceOperations {
     return this.withLease('checkpoint', input, async (tx, issue, lease) => {
       const checkpoint = await addCheckpoint(tx, issue.id, { note: input.note, state: input.state, agent: this.caller.agent, git });
       const renewed = await renew(tx, lease, this.ctx.leaseMs);
+      await markActive(tx, [this.caller.session]);
       await recordEvent(tx, issue, 'checkpoint', this.caller.agent, input.note.length > 120 ? `${input.note.slice(0, 117)}...` : input.note);
       const overlaps = await overlapsFor(tx, { key: issue.key, agent: lease.agent, worktree: lease.worktree }, git);
       return ok({ lease: leaseView(issue.key, renewed, input.claimToken), checkpoint, overlaps });
@@ -223,7 +226,7 @@ export class Baton extends ServiceOperations {
       const checkpoint = await loadCheckpoint(tx, row);
       return ok({
         issue: await issueView(tx, row),
-        lease: live ? leaseView(row.key, live, token) : null,
+        lease: live ? { ...leaseView(row.key, live, token), lastActiveAt: await lastActiveOf(tx, live.session) } : null,
         checkpoint,
         relations: await loadRelations(tx, row),
         comments: await listComments(tx, row.id),
@@ -278,9 +281,6 @@ export class Baton extends ServiceOperations {
     });
   }
 
-  async listClaims(): Promise<Result<{ claims: T.ClaimView[] }>> {
-    return this.read(async (tx) => ok({ claims: await listClaims(tx) }));
-  }
 
   async activity(input: In.ActivityInput): Promise<Result<{ events: T.ActivityEvent[] }>> {
     const valid = check().key('key', input.key).int('limit', input.limit, 1, LIMITS.activityMax).done();

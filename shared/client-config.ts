@@ -125,7 +125,7 @@ function planFile(path: string, format: Format, server: ServerCommand): { path: 
 }
 
 /** The file is replaced by a rename in its folder, made first when missing: the nearest existing folder must take writes. */
-function checkWritable(path: string): void {
+export function checkWritable(path: string): void {
   let dir = dirname(path);
   while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
   if (!statSync(dir).isDirectory()) throw new ClientConfigError(path, `cannot be written: ${dir} is not a folder.`);
@@ -149,6 +149,15 @@ function mergeEntry(path: string, current: unknown, entry: Record<string, unknow
     merged.env = { ...current.env, ...(entry.env as Record<string, unknown>) };
   }
   return merged;
+}
+
+/**
+ * A JSON configuration file as an object ({} when missing or empty); throws a
+ * `ClientConfigError` for one that a rewrite would change beyond what Baton merges in
+ * (comments, trailing commas, numbers JSON cannot keep) or that is not a JSON object.
+ */
+export function readJsonConfig(path: string): Record<string, unknown> {
+  return existsSync(path) ? parseConfig(path, readFileSync(path, 'utf8')) : {};
 }
 
 function parseConfig(path: string, text: string): Record<string, unknown> {

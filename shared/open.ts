@@ -19,6 +19,8 @@ export interface OpenOptions {
   db?: string;
   env?: NodeJS.ProcessEnv;
   caller?: Partial<Caller>;
+  /** Where the database is, when the caller has already looked (a hook, which must not create one). */
+  location?: Location;
   /** The file store's clock; PostgreSQL always uses the database clock. */
   clock?: Clock;
   /**
@@ -57,7 +59,7 @@ export interface Opened extends Followable {
  */
 export async function openBaton(options: OpenOptions): Promise<Result<Opened>> {
   const env = options.env ?? process.env;
-  const location = resolveLocation({ cwd: options.cwd, db: options.db, env });
+  const location = options.location ?? resolveLocation({ cwd: options.cwd, db: options.db, env });
   const config = loadConfig({ repoRoot: location.repoRoot, env });
   if (!config.ok) return config;
   const caller: Caller = {

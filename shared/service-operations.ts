@@ -1,7 +1,12 @@
 import { buildStory, type Story } from './history/story.js';
 import { LIMITS } from './limits.js';
 import { ok, type Result } from './result.js';
-import { liveFences, renewSessionLeases } from './rules/claims.js';
+import type { HookProcess } from './hooks/agent-sessions.js';
+import { answerHook } from './hooks/answer-hook.js';
+import type { HookAnswer, HookInput } from './hooks/claude-format.js';
+import { listClaims, liveFences, renewSessionLeases } from './rules/claims.js';
+import { recordEvent } from './rules/activity.js';
+import { claimNotices, endSessions, markActive, unnoticedLosses } from './rules/liveness.js';
 import { forgetRequests, readyIssues } from './rules/dispatch.js';
 import { releaseByOperator } from './rules/finish.js';
 import { findIssue, findIssueById, issueView, statusesOf, summaries } from './rules/issues.js';
@@ -117,7 +122,12 @@ export abstract class ServiceOperations extends SessionOperations {
   /** A renewer's full reset of the live leases held by these sessions (optionally only those it is recorded on). */
   async renewLeases(input: In.RenewInput): Promise<Result<{ leases: T.Lease[] }>> {
     if (input.sessions.length === 0) return ok({ leases: [] });
-    return this.write(async (tx) => ok({ leases: await renewSessionLeases(tx, this.ctx.leaseMs, input.sessions, input.renewer) }));
+    return this.write(async (tx) => {
+      const leases = await renewSessionLeases(tx, this.ctx.leaseMs, input.sessions, input.renewer);
+      // A renewer's renewal is no sign of life, or no agent would ever be idle: only a hook's is.
+      if (input.active) await markActive(tx, input.sessions);
+      return ok({ leases });
+    });
   }
 
   /**
@@ -157,5 +167,57 @@ export abstract class ServiceOperations extends SessionOperations {
   /** Keys of live leases this session holds that no renewer keeps alive. */
   async unrenewedLeases(): Promise<Result<string[]>> {
     return this.read(async (tx) => ok(await unrenewedLeases(tx, this.caller.session)));
+  }
+
+  /** Every live claim with its countdown, checkpoint, overlaps and its agent's last sign of life (`list_claims`). */
+  async listClaims(): Promise<Result<{ claims: T.ClaimView[] }>> {
+    return this.read(async (tx) => ok({ claims: await listClaims(tx) }));
+  }
+
+  // Liveness (docs/protocol.md, "Liveness")
+
+  /** Records a sign of life of these sessions' agents (this session's by default). */
+  async markActive(input: { sessions?: string[] } = {}): Promise<Result<void>> {
+    return this.write(async (tx) => {
+      await markActive(tx, input.sessions ?? [this.caller.session]);
+      return ok(undefined);
+    });
+  }
+
+  /**
+   * The leases these sessions (this one by default) lost that nobody told them of yet,
+   * each answered once: a read, and a write only when there is a loss to tell.
+   */
+  async leaseNotices(input: { sessions?: string[] } = {}): Promise<Result<{ notices: T.LeaseNotice[] }>> {
+    const sessions = input.sessions ?? [this.caller.session];
+    const found = await this.read(async (tx) => ok(await unnoticedLosses(tx, sessions)), { quiet: true });
+    if (!found.ok || found.value.length === 0) return found.ok ? ok({ notices: [] }) : found;
+    const losses = found.value;
+    return this.write(async (tx) => ok({ notices: (await claimNotices(tx, losses)).map(({ hash: _, ...notice }) => notice) }));
+  }
+
+  /** Marks these sessions ended (a hook saw their agent end); their leases live on until they expire or are taken over. */
+  async endSessions(input: { sessions: string[] }): Promise<Result<void>> {
+    return this.write(async (tx) => {
+      await endSessions(tx, input.sessions);
+      return ok(undefined);
+    });
+  }
+
+  /** Answers one hook event of an agent (shared/hooks/answer-hook.ts); `now`: the store's clock where it is not this machine's. */
+  async hookEvent(input: HookInput, hook: HookProcess, now = Date.now()): Promise<Result<HookAnswer | null>> {
+    return ok(await answerHook(this, input, hook, now));
+  }
+
+  /** Records, once per lease, that a renewer stopped renewing it and why (`renewal_stopped`). */
+  async recordRenewalStopped(input: { stops: { key: string; detail: string }[] }): Promise<Result<void>> {
+    if (input.stops.length === 0) return ok(undefined);
+    return this.write(async (tx) => {
+      for (const stop of input.stops) {
+        const found = await findIssue(tx, stop.key);
+        if (found.ok) await recordEvent(tx, found.value, 'renewal_stopped', this.caller.agent, stop.detail);
+      }
+      return ok(undefined);
+    });
   }
 }

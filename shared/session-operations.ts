@@ -8,7 +8,7 @@ import { findIssue, findIssueById, issueView } from './rules/issues.js';
 import { authorize, type LeaseContext, SessionTokens } from './rules/leases.js';
 import { recordRefusal } from './rules/refusals.js';
 import type { IssueRow, LeaseRow } from './rules/rows.js';
-import type { Store, Tx } from './store/store.js';
+import type { ReadOptions, Store, Tx } from './store/store.js';
 import type * as T from './types.js';
 
 export interface BatonDeps {
@@ -65,9 +65,9 @@ export abstract class SessionOperations {
     }
   }
 
-  protected async read<R>(fn: (tx: Tx) => Promise<Result<R>>): Promise<Result<R>> {
+  protected async read<R>(fn: (tx: Tx) => Promise<Result<R>>, options?: ReadOptions): Promise<Result<R>> {
     try {
-      return await this.store.read(fn);
+      return await this.store.read(fn, options);
     } catch (error) {
       return unavailable(error);
     }

@@ -243,7 +243,7 @@ function stamp(file: string | null): string {
 }
 
 /** What the view shows of the claims: read at every change. */
-type ClaimsPart = Pick<BatonSnapshot, 'leaseSeconds' | 'claims' | 'fences' | 'sessions'>;
+type ClaimsPart = Pick<BatonSnapshot, 'leaseSeconds' | 'idleSeconds' | 'claims' | 'fences' | 'sessions'>;
 /** The issue lists of the view: read at most every `LISTS_MAX_AGE_MS` while the store changes. */
 type IssueLists = Omit<BatonSnapshot, keyof ClaimsPart>;
 
@@ -254,7 +254,7 @@ async function readClaims(baton: Baton): Promise<Result<ClaimsPart>> {
   if (!fences.ok) return fences;
   if (!sessions.ok) return sessions;
   // A claim taken or ended between the reads shows right at the next reload.
-  return ok({ leaseSeconds: baton.leaseSeconds, claims: claims.value.claims, fences: fences.value, sessions: sessions.value.sessions });
+  return ok({ leaseSeconds: baton.leaseSeconds, idleSeconds: baton.config.idleSeconds, claims: claims.value.claims, fences: fences.value, sessions: sessions.value.sessions });
 }
 
 /** The issue lists, and which unheld issues in progress have a checkpoint to resume from. */

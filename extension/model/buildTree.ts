@@ -1,5 +1,6 @@
 import type { ClaimView, IssueSummary } from '../../shared/types.js';
 import { escapeMarkdown, firstLine, formatAgo, formatCountdown, formatPriority, formatTime, shortSha } from './format.js';
+import { idleDuration, idleFor } from '../../shared/rules/renewal.js';
 import { isKeptAliveBy, sessionOf, type IsAlive } from './renewPlan.js';
 import type { BatonSnapshot } from './snapshot.js';
 import type { ClaimNode, DetailNode, GroupId, GroupNode, IssueNode } from './treeNodes.js';
@@ -82,6 +83,7 @@ export function claimNode(claim: ClaimView, snapshot: BatonSnapshot, ctx: TreeCo
   const keptAliveHere = isKeptAliveBy(claim, ctx.renewer, snapshot.sessions, ctx.isAlive);
   const warning = msLeft <= ctx.warningSeconds * 1000;
   const left = msLeft > 0 ? `${countdown} left` : countdown;
+  const activity = activityOf(claim, snapshot.idleSeconds, ctx.now);
   const details = claimDetails(claim, snapshot, ctx, keptAliveHere);
   return {
     kind: 'claim',
@@ -94,10 +96,13 @@ export function claimNode(claim: ClaimView, snapshot: BatonSnapshot, ctx: TreeCo
     msLeft,
     countdown,
     warning,
+    idle: activity?.idle ?? false,
     keptAliveHere,
     hasCheckpoint: claim.checkpoint !== null,
     overlaps: claim.overlaps,
-    description: `${claim.agent} · ${left}${keptAliveHere ? ' · kept alive here' : ''}${claim.overlaps.length > 0 ? ` · overlaps ${claim.overlaps.map((o) => o.key).join(', ')}` : ''}`,
+    description: [claim.agent, left, activity?.text, keptAliveHere ? 'kept alive here' : undefined, claim.overlaps.length > 0 ? `overlaps ${claim.overlaps.map((o) => o.key).join(', ')}` : undefined]
+      .filter(Boolean)
+      .join(' Â· '),
     tooltip: claimTooltip(claim, left, details),
     details,
   };
@@ -105,6 +110,13 @@ export function claimNode(claim: ClaimView, snapshot: BatonSnapshot, ctx: TreeCo
 
 /** The worktree detail of a claim whose holder recorded none. */
 export const NO_WORKTREE = 'not recorded';
+/** "active 2 min ago", or "idle 47 min" past the idle limit (shared/rules/renewal.ts); undefined when not known. */
+function activityOf(claim: ClaimView, idleSeconds: number, now: number): { text: string; idle: boolean } | undefined {
+  if (claim.lastActiveAt === null) return undefined;
+  const idleMs = idleFor({ lastActiveAt: claim.lastActiveAt, startedAt: claim.lastActiveAt }, now);
+  if (idleSeconds > 0 && idleMs >= idleSeconds * 1000) return { text: `idle ${idleDuration(idleMs)}`, idle: true };
+  return { text: `active ${formatAgo(claim.lastActiveAt, now)}`, idle: false };
+}
 
 function claimDetails(claim: ClaimView, snapshot: BatonSnapshot, ctx: TreeContext, keptAliveHere: boolean): DetailNode[] {
   const session = sessionOf(claim, snapshot.sessions);

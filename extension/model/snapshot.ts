@@ -4,6 +4,8 @@ import type { ClaimView, IssueSummary, SessionRecord } from '../../shared/types.
 /** Everything the Claims view shows, read from the store in one go. */
 export interface BatonSnapshot {
   leaseSeconds: number;
+  /** Renewers stop renewing an agent idle this long (0: no limit): the tree shows it. */
+  idleSeconds: number;
   /** Live leases. */
   claims: ClaimView[];
   /** `fence` of each claimed issue, by key (the claim list does not carry it). */

@@ -26,6 +26,8 @@ export interface ClaimNode {
   countdown: string;
   /** Within the warning threshold of expiry. */
   warning: boolean;
+  /** Its agent has been idle past the idle limit: renewers have stopped, and it will lapse. */
+  idle: boolean;
   /** This window renews it while its holder runs. */
   keptAliveHere: boolean;
   hasCheckpoint: boolean;

@@ -15,8 +15,9 @@ export class ClaimTreeItem extends vscode.TreeItem {
     this.tooltip = tooltip(node.tooltip);
     // The resource lets the countdown decorations colour the label in the warning period.
     this.resourceUri = claimUri(node.key);
-    const color = node.warning || node.overlaps.length > 0 ? new vscode.ThemeColor('list.warningForeground') : undefined;
-    // Another claim touching the same files outranks how the lease is kept: it is what needs a look.
+    // The warning colour near expiry, for an agent idle past the limit, whose lease will lapse,
+    // and for another claim touching the same files, which outranks how the lease is kept.
+    const color = node.warning || node.idle || node.overlaps.length > 0 ? new vscode.ThemeColor('list.warningForeground') : undefined;
     this.iconPath = new vscode.ThemeIcon(node.overlaps.length > 0 ? 'warning' : node.keptAliveHere ? 'sync' : 'lock', color);
     this.contextValue = ['claim', node.keptAliveHere ? 'mine' : '', node.hasCheckpoint ? 'checkpoint' : ''].filter(Boolean).join(' ');
   }

@@ -34,7 +34,7 @@ export function registerClaimsCommand(program: Command, deps: CliDeps): void {
       const read = async () => unwrap(await baton.listClaims()).claims;
       if (!opts.watch) {
         const claims = await read();
-        return ctx.json ? ctx.printJson({ claims }) : ctx.print(render(ctx, claims, now()));
+        return ctx.json ? ctx.printJson({ claims }) : ctx.print(render(ctx, claims, now(), baton.config.idleSeconds));
       }
       if (ctx.json) {
         // For scripts: one JSON document per line, each time the claims change (countdowns aside).
@@ -55,13 +55,13 @@ export function registerClaimsCommand(program: Command, deps: CliDeps): void {
           claims = await read();
           readAt = Date.now();
         }
-        view.draw(render(ctx, claims, now()));
+        view.draw(render(ctx, claims, now(), baton.config.idleSeconds));
       });
       view.done();
     }),
   );
 }
 
-function render(ctx: CommandContext, claims: ClaimView[], now: number): string {
-  return claims.length === 0 ? ctx.out.dim('No live claims.\n') : claimsTable(ctx.out, claims, now, ctx.width);
+function render(ctx: CommandContext, claims: ClaimView[], now: number, idleSeconds: number): string {
+  return claims.length === 0 ? ctx.out.dim('No live claims.\n') : claimsTable(ctx.out, claims, now, ctx.width, idleSeconds);
 }

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { applyClientConfig, ClientConfigError, planClientConfig, SERVER_ENV, type ServerCommand } from '../../shared/client-config.js';
 import { batonError } from '../../shared/errors.js';
+import { CLAUDE_SETTINGS_FILE, planClaudeHooks } from '../../shared/hook-config.js';
 import { resolveLocation } from '../../shared/location.js';
 import type { CliDeps, CommonOptions } from './context.js';
 import { action, withCommonOptions } from './context.js';
@@ -11,6 +12,8 @@ import { describeHook, installGuard } from './guard.js';
 interface InitOptions extends CommonOptions {
   usePath?: boolean;
   guard?: boolean;
+  /** `--no-hooks` sets it false. */
+  hooks?: boolean;
 }
 
 /** The work loop, for a repository's AGENTS.md (or CLAUDE.md): what an agent needs to know, briefly. */
@@ -36,11 +39,12 @@ export function registerInitCommand(program: Command, deps: CliDeps): void {
       .command('init')
       .summary('configure Claude Code and VS Code to start this server')
       .description(
-        'write or merge .mcp.json (Claude Code) and .vscode/mcp.json (VS Code) so agents start this server; ' +
-          'keeps every other entry, safe to run again',
+        'write or merge .mcp.json (Claude Code) and .vscode/mcp.json (VS Code) so agents start this server, ' +
+          `and Claude Code's hooks into ${CLAUDE_SETTINGS_FILE} (baton hook claude); keeps every other entry, safe to run again`,
       )
       .option('--use-path', 'launch `baton serve` from PATH instead of this script by its absolute path')
-      .option('--guard', 'also install the pre-push hook that refuses pushes of branches other worktrees hold (baton guard install)'),
+      .option('--guard', 'also install the pre-push hook that refuses pushes of branches other worktrees hold (baton guard install)')
+      .option('--no-hooks', `leave Claude Code's hooks out of ${CLAUDE_SETTINGS_FILE}`),
   ).action(
     action<InitOptions, []>(deps, async (ctx, opts) => {
       const location = resolveLocation({ cwd: deps.cwd, db: opts.db, env: deps.env });
@@ -59,6 +63,7 @@ export function registerInitCommand(program: Command, deps: CliDeps): void {
       // creates the database now, so `baton doctor` and the editor find it before any
       // agent runs). Only then are the files written.
       const plan = clientConfig(() => planClientConfig(root, launch));
+      if (opts.hooks !== false) plan.files.push(clientConfig(() => planClaudeHooks(root, hookCommand(opts.usePath ? null : deps.cliPath))));
       const { location: opened } = await ctx.open();
       const files = clientConfig(() => applyClientConfig(plan));
       const guard = opts.guard ? installGuard(deps) : undefined;
@@ -73,6 +78,14 @@ export function registerInitCommand(program: Command, deps: CliDeps): void {
       ctx.print(`\nAdd this to AGENTS.md (or CLAUDE.md) so agents follow the work loop:\n\n${AGENTS_SNIPPET}`);
     }),
   );
+}
+
+/** The command Claude Code runs for each hook event: this script by its absolute path, or `baton` from PATH. */
+function hookCommand(cliPath: string | null): string {
+  if (cliPath === null) return 'baton hook claude';
+  // Run by a shell: a path with spaces or quotes is quoted.
+  const script = /^[\w@%+=:,./-]+$/.test(cliPath) ? cliPath : `'${cliPath.replace(/'/g, `'\\''`)}'`;
+  return `node ${script} hook claude`;
 }
 
 /** Runs a step on the client configuration files; a file it refuses is a refused operation naming the file. */

@@ -13,6 +13,7 @@ import type { CliDeps } from './context.js';
 import { registerDoctorCommand } from './doctor.js';
 import { registerGuardCommand } from './guard.js';
 import { registerImportCommand } from './import.js';
+import { registerHookCommand } from './hook.js';
 import { registerInitCommand } from './init.js';
 import { registerLsCommand } from './ls.js';
 import { registerPruneCommand } from './prune.js';
@@ -58,5 +59,6 @@ export function buildProgram(deps: CliDeps, version: string): Command {
   registerDoctorCommand(program, deps);
   registerWorktreeCommand(program, deps);
   registerGuardCommand(program, deps);
+  registerHookCommand(program, deps);
   return program;
 }

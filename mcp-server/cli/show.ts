@@ -4,6 +4,7 @@ import type { CliDeps, CommonOptions } from './context.js';
 import { action, withCommonOptions } from './context.js';
 import { unwrap } from './exit.js';
 import { parseKey } from './options.js';
+import { ago } from './tables.js';
 import type { Colors } from './render.js';
 import { paintCountdown, paintPriority, paintStatus, secondsUntil } from './render.js';
 
@@ -47,6 +48,7 @@ export function renderDetail(c: Colors, detail: IssueDetail, now: number): strin
     field('branch', lease.branch);
     if (lease.worktree) field('worktree', lease.worktree);
     field('claimed', `${lease.claimedAt} (last renewed ${lease.lastRenewedAt})`);
+    if (lease.lastActiveAt) field('active', `${lease.lastActiveAt} (${ago(now - Date.parse(lease.lastActiveAt))} ago)`);
   }
   if (checkpoint) {
     field('checkpoint', `${checkpoint.note} ${c.dim(`(${checkpoint.agent}, ${checkpoint.at})`)}`);

@@ -58,6 +58,7 @@ const CLAIM_COLUMNS: Column[] = [
   { header: 'HOLDER', flex: true, min: 8 },
   { header: 'LEFT' },
   { header: 'RENEWED' },
+  { header: 'ACTIVE' },
   { header: 'RENEWER', flex: true, min: 8 },
   { header: 'WORKTREE', flex: true, min: 8 },
   { header: 'CHECKPOINT', flex: true, min: 10 },
@@ -69,8 +70,11 @@ export function overlapsCell(claim: ClaimView): string {
   return claim.overlaps.map((o) => `${o.key} ${o.files[0]}${o.files.length > 1 ? ` +${o.files.length - 1}` : ''}`).join(', ');
 }
 
-/** The `baton claims` table: every live lease with its countdown. */
-export function claimsTable(c: Colors, claims: ClaimView[], now: number, width?: number): string {
+/**
+ * The `baton claims` table: every live lease with its countdown, and when its agent was
+ * last active, in yellow once past the idle limit (`idleSeconds`, 0: none), where renewers stop.
+ */
+export function claimsTable(c: Colors, claims: ClaimView[], now: number, width?: number, idleSeconds = 0): string {
   const cells: Cell[][] = claims.map((claim) => {
     const left = secondsUntil(claim.expiresAt, now);
     return [
@@ -79,6 +83,7 @@ export function claimsTable(c: Colors, claims: ClaimView[], now: number, width?:
       { text: claim.agent },
       { text: countdown(left), paint: () => paintCountdown(c, left) },
       { text: `${ago(now - Date.parse(claim.lastRenewedAt))} ago` },
+      activeCell(c, claim.lastActiveAt, now, idleSeconds),
       { text: claim.renewer ?? '-', paint: claim.renewer ? undefined : c.dim },
       { text: claim.worktree ? basename(claim.worktree) : '-' },
       { text: claim.checkpoint?.note ?? '', paint: c.dim },
@@ -86,6 +91,13 @@ export function claimsTable(c: Colors, claims: ClaimView[], now: number, width?:
     ];
   });
   return table(c, CLAIM_COLUMNS, cells, width);
+}
+
+function activeCell(c: Colors, lastActiveAt: string | null, now: number, idleSeconds: number): Cell {
+  if (lastActiveAt === null) return { text: '-', paint: c.dim };
+  const idleMs = now - Date.parse(lastActiveAt);
+  if (idleSeconds > 0 && idleMs >= idleSeconds * 1000) return { text: `idle ${ago(idleMs)}`, paint: c.yellow };
+  return { text: `${ago(idleMs)} ago` };
 }
 
 /** A short elapsed time: `4s`, `3m`, `2h`. */

@@ -6,7 +6,7 @@ import type { Store, Tx } from '../store/store.js';
 import { fileSystemOf, isReadOnlySql, storePaths } from '../store/file-access.js';
 import { AnswerJournal } from './answer-journal.js';
 import { seal, unseal } from './seal.js';
-import { FORWARDED_KEPT_MS, type RequestTag, type WriteAnswer, type WriteRequest } from './wire.js';
+import { FORWARDED_KEPT_MS, type RequestTag, UNRECORDED, type WriteAnswer, type WriteRequest } from './wire.js';
 
 /**
  * How often a process looks for the records of writes whose callers never confirmed
@@ -36,7 +36,7 @@ export async function runTagged(store: Store, request: WriteRequest): Promise<Wr
   // The caller's server read its worktree (forward-writes.ts); one that did not leaves it to this one.
   const { git } = request;
   const baton = new Baton({
-    store: taggedStore(store, request.tag, tokens, changes, outcome),
+    store: UNRECORDED.has(request.op) ? store : taggedStore(store, request.tag, tokens, changes, outcome),
     caller: request.caller,
     config: request.config,
     tokens,
@@ -66,7 +66,7 @@ function taggedStore(store: Store, tag: RequestTag, tokens: SessionTokens, chang
   return {
     backend: store.backend,
     location: store.location,
-    read: (fn) => store.read(fn),
+    read: (fn, options) => store.read(fn, options),
     version: () => store.version(),
     analyze: () => store.analyze(),
     compact: () => store.compact(),

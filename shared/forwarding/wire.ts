@@ -4,7 +4,11 @@ import type { Result } from '../result.js';
 import type { TokenChange } from '../rules/leases.js';
 import type { Caller, GitState } from '../types.js';
 
-/** The operations of `Baton` that write: a server that does not write itself forwards them. */
+/**
+ * The operations of `Baton` that write: a server that does not write itself forwards them.
+ * `leaseNotices` is not one: it runs at every tool call and only reads, unless a loss is
+ * there to tell, rarely, when it takes the lock itself.
+ */
 export const WRITE_OPERATIONS = [
   'nextIssue',
   'nextBatch',
@@ -27,6 +31,10 @@ export const WRITE_OPERATIONS = [
   'registerSession',
   'endSession',
   'sweep',
+  'markActive',
+  'recordRenewalStopped',
+  'endSessions',
+  'hookEvent',
 ] as const satisfies readonly (keyof Baton)[];
 
 export type WriteOperation = (typeof WRITE_OPERATIONS)[number];
@@ -38,6 +46,13 @@ export type WriteOperation = (typeof WRITE_OPERATIONS)[number];
  * alone) would hold all of them up.
  */
 export const RECORDS_WORKTREE: ReadonlySet<WriteOperation> = new Set(['checkpoint']);
+
+/**
+ * Operations the writer runs without the exactly-once record: a hook event (several
+ * small transactions) is sent by a process that never retries it nor confirms it, and
+ * running one twice changes nothing more (a renewal is a reset; a notice is told once).
+ */
+export const UNRECORDED: ReadonlySet<WriteOperation> = new Set(['hookEvent']);
 
 const WRITES: ReadonlySet<string> = new Set(WRITE_OPERATIONS);
 

@@ -1,14 +1,11 @@
-import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { storePaths } from '../store/file-access.js';
 import type { Store } from '../store/store.js';
 import { inodeOf } from './socket-claim.js';
 import type { Standby } from './standby.js';
 import { WriteServer } from './write-server.js';
+import { SOCKET_PATH_MAX, writerSocketFor } from './socket-path.js';
 import { WriterLink } from './writer-link.js';
-
-/** Longest socket path every platform accepts (macOS: 104 bytes with the final NUL). */
-const SOCKET_PATH_MAX = 103;
 
 /** How long a forwarded write may go unanswered before its caller runs it itself. */
 export const ANSWER_TIMEOUT_MS = 30_000;
@@ -66,10 +63,7 @@ export class WriteRoute {
 
   /** The socket of the database at `snapshot`, or undefined where its path would be too long. */
   static socketFor(snapshot: string): string | undefined {
-    if (process.platform === 'win32') return `\\\\.\\pipe\\baton-${createHash('sha256').update(snapshot).digest('hex')}`;
-    const { socket } = storePaths(snapshot);
-    // The socket is first made under a longer name of its own (see WriteServer.publish).
-    return socket.length + 24 <= SOCKET_PATH_MAX ? socket : undefined;
+    return writerSocketFor(snapshot);
   }
 
   /** Whether this server writes for the others. */

@@ -22,7 +22,8 @@ export type EventType =
   | 'closed'
   | 'reopened'
   | 'stuck'
-  | 'refused';
+  | 'refused'
+  | 'renewal_stopped';
 
 /** Appends one event. The log is never updated or deleted from, and never holds a token. */
 export async function recordEvent(

@@ -6,12 +6,13 @@ import { withOverlaps } from './overlaps.js';
 import { iso, type LeaseRow, placeholders } from './rows.js';
 
 /**
- * Every live claim, the latest taken first, with the checkpoint each issue last recorded
- * and the other live claims whose checkpoints touched the same paths.
+ * Every live claim, the latest taken first, with the checkpoint each issue last recorded,
+ * when its agent last showed a sign of life, and the other live claims whose checkpoints touched the same paths.
  */
 export async function listClaims(tx: Tx): Promise<ClaimView[]> {
-  const rows = await tx.all<LeaseRow & { key: string; title: string; checkpoint_id: number | null }>(
-    `SELECT l.*, i.key, i.title, i.checkpoint_id FROM leases l JOIN issues i ON i.id = l.issue_id
+  const rows = await tx.all<LeaseRow & { key: string; title: string; checkpoint_id: number | null; last_active_at: number | null }>(
+    `SELECT l.*, i.key, i.title, i.checkpoint_id, s.last_active_at FROM leases l JOIN issues i ON i.id = l.issue_id
+     LEFT JOIN sessions s ON s.id = l.session
      WHERE l.expires_at > ? ORDER BY l.claimed_at DESC, i.number DESC`,
     [tx.now],
   );
@@ -30,6 +31,7 @@ export async function listClaims(tx: Tx): Promise<ClaimView[]> {
     renewer: r.renewer,
     secondsLeft: Math.max(0, Math.floor((Number(r.expires_at) - tx.now) / 1000)),
     checkpoint: r.checkpoint_id === null ? null : (checkpoints.get(Number(r.checkpoint_id)) ?? null),
+    lastActiveAt: r.last_active_at === null ? null : iso(Number(r.last_active_at)),
     })),
   );
 }

@@ -107,19 +107,26 @@ export function holderOf(row: LeaseRow, caller: Caller): { agent: string; sessio
   return { agent: row.agent, session: row.session === caller.session ? 'this' : 'other_session' };
 }
 
-/** Ends the lease's token, keeping with it what its holding did: its renewals, by whom. */
-async function endToken(tx: Tx, lease: LeaseRow, state: TokenState): Promise<void> {
+/**
+ * Ends the lease's token, keeping with it what its holding did (its renewals, by whom)
+ * and `by`: the agent that ended it when that is not its holder, so its holder is told (`notices`).
+ */
+async function endToken(tx: Tx, lease: LeaseRow, state: TokenState, by: string | null): Promise<void> {
   const renewals = Number(lease.renewals ?? 0);
   await tx.run(
-    `UPDATE tokens SET state = ?, ended_at = ?, renewals = ?, renewed_from = ?, renewed_to = ?, renewer = ? WHERE hash = ? AND state = 'live'`,
-    [state, tx.now, renewals, lease.renewed_from ?? null, renewals > 0 ? lease.last_renewed_at : null, lease.renewer, lease.token_hash],
+    `UPDATE tokens SET state = ?, ended_at = ?, ended_by = ?, renewals = ?, renewed_from = ?, renewed_to = ?, renewer = ? WHERE hash = ? AND state = 'live'`,
+    [state, tx.now, by, renewals, lease.renewed_from ?? null, renewals > 0 ? lease.last_renewed_at : null, lease.renewer, lease.token_hash],
   );
 }
 
-/** Ends a lease (release, completion, review, an operator); the issue keeps its checkpoint. */
-export async function endLease(tx: Tx, lease: LeaseRow, state: Exclude<TokenState, 'live'>): Promise<void> {
+/**
+ * Ends a lease (release, completion, review, an operator); the issue keeps its checkpoint.
+ * `by`: the agent ending it when that is not the holder (a person's release), who is then
+ * told it lost the lease; omitted when the holder ends its own lease.
+ */
+export async function endLease(tx: Tx, lease: LeaseRow, state: Exclude<TokenState, 'live'>, by?: string): Promise<void> {
   await tx.run('DELETE FROM leases WHERE issue_id = ?', [lease.issue_id]);
-  await endToken(tx, lease, state);
+  await endToken(tx, lease, state, by ?? null);
 }
 
 /** What clearing an expired lease came to: nothing (it was renewed meanwhile), reclaimed, or the issue now `stuck`. */
@@ -142,7 +149,7 @@ export async function reclaim(tx: Tx, issue: IssueRow, lease: LeaseRow, by: stri
     tx.now,
   ]);
   if (deleted.changes === 0) return false;
-  await endToken(tx, lease, 'reclaimed');
+  await endToken(tx, lease, 'reclaimed', by);
   const streak = Number(issue.expiry_streak ?? 0) + 1;
   const stuck = maxReclaims > 0 && streak >= maxReclaims && (issue.status === 'todo' || issue.status === 'doing');
   await tx.run(`UPDATE issues SET reclaim_count = reclaim_count + 1, expiry_streak = ?${stuck ? `, status = 'stuck', updated_at = ?` : ''} WHERE id = ?`, [
@@ -248,7 +255,7 @@ export async function takeOver(tx: Tx, issue: IssueRow, lease: LeaseRow, ctx: Le
     'UPDATE leases SET token_hash = ?, session = ?, worktree = ?, renewer = ?, resumed = ?, last_renewed_at = ?, expires_at = ?, renewals = 0, renewed_from = NULL WHERE issue_id = ?',
     [hash, moved.session, moved.worktree, moved.renewer, moved.resumed, moved.last_renewed_at, moved.expires_at, issue.id],
   );
-  await endToken(tx, lease, 'superseded');
+  await endToken(tx, lease, 'superseded', caller.agent);
   await insertToken(tx, hash, moved, caller);
   await recordEvent(tx, issue, 'takeover', caller.agent, `session ${caller.session} took over fence ${lease.fence}`);
   ctx.tokens.set(issue.key, token);

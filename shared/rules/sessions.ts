@@ -14,6 +14,7 @@ interface SessionRow {
   worktree: string | null;
   started_at: number;
   ended_at: number | null;
+  last_active_at: number | null;
 }
 
 function toSession(row: SessionRow): SessionRecord {
@@ -26,6 +27,7 @@ function toSession(row: SessionRow): SessionRecord {
     worktree: row.worktree,
     startedAt: iso(row.started_at),
     endedAt: row.ended_at === null ? null : iso(row.ended_at),
+    lastActiveAt: row.last_active_at === null ? null : iso(Number(row.last_active_at)),
   };
 }
 
@@ -44,11 +46,12 @@ export async function forgetSessions(tx: Tx, before: number, gone: readonly stri
 
 /** Records the caller's session as running in this process, started now (again, if it ran before). */
 export async function recordSession(tx: Tx, caller: Caller, pid: number, host: string): Promise<SessionRecord> {
-  const row: SessionRow = { id: caller.session, agent: caller.agent, pid, host, renewer: caller.renewer, worktree: caller.worktree, started_at: tx.now, ended_at: null };
+  // A server starting is its agent's sign of life: an agent starts its server to use it.
+  const row: SessionRow = { id: caller.session, agent: caller.agent, pid, host, renewer: caller.renewer, worktree: caller.worktree, started_at: tx.now, ended_at: null, last_active_at: tx.now };
   await tx.run(
-    `INSERT INTO sessions (id, agent, pid, host, renewer, worktree, started_at, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL)
-     ON CONFLICT (id) DO UPDATE SET agent = excluded.agent, pid = excluded.pid, host = excluded.host, renewer = excluded.renewer, worktree = excluded.worktree, ended_at = NULL`,
-    [row.id, row.agent, row.pid, row.host, row.renewer, row.worktree, row.started_at],
+    `INSERT INTO sessions (id, agent, pid, host, renewer, worktree, started_at, ended_at, last_active_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?)
+     ON CONFLICT (id) DO UPDATE SET agent = excluded.agent, pid = excluded.pid, host = excluded.host, renewer = excluded.renewer, worktree = excluded.worktree, ended_at = NULL, last_active_at = excluded.last_active_at`,
+    [row.id, row.agent, row.pid, row.host, row.renewer, row.worktree, row.started_at, row.last_active_at],
   );
   return toSession(row);
 }

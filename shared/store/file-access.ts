@@ -2,7 +2,7 @@ import { FileStore } from './file/file-store.js';
 import { type FileSystem, nodeFileSystem, withFileSystem } from './file/file-system.js';
 import { LazyFileStore } from './file/lazy-file-store.js';
 import { type OwnerInfo, readOwner } from './file/lock-files.js';
-import { storePaths } from './file/paths.js';
+import { storePaths } from './paths.js';
 import type { Store } from './store.js';
 
 /*
@@ -16,7 +16,7 @@ export type { FileStoreOptions } from './file/open-file-store.js';
 export { FileStore, LazyFileStore };
 export type { FileSystem, OwnerInfo };
 /** The files of one database (snapshot, log, lock, socket, answers), named after its path. */
-export { storePaths, type StorePaths } from './file/paths.js';
+export { storePaths, type StorePaths } from './paths.js';
 /** Whether a statement only reads: a forwarded write counts the others as changes. */
 export { isReadOnlySql } from './file/file-tx.js';
 /** Runs around the one compile of SQLite's WebAssembly, for V8 settings meant for it alone. */

@@ -50,7 +50,7 @@ export interface Store {
   /** The database path, or the connection URL without its password. */
   readonly location: string;
   /** Runs `fn` on a current, consistent view. Statements that change data are not allowed. */
-  read<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  read<T>(fn: (tx: Tx) => Promise<T>, options?: ReadOptions): Promise<T>;
   /** Runs `fn` as one atomic transaction across processes; kept only when it returns `ok`. */
   write<T>(fn: (tx: Tx) => Promise<Result<T>>): Promise<Result<T>>;
   /** Changes whenever any process commits; cheap enough to poll several times a second. */
@@ -67,4 +67,14 @@ export interface Store {
   compact(): Promise<void>;
   info(): Promise<StoreInfo>;
   close(): Promise<void>;
+}
+
+/** How a read is taken. */
+export interface ReadOptions {
+  /**
+   * Bookkeeping of the server's own (the lost-lease look-up after every call), not its
+   * agent reading: it does not count as a read lately, which makes a file store's copy
+   * follow the log between calls (`FileStore.follow`).
+   */
+  quiet?: boolean;
 }

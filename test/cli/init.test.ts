@@ -73,12 +73,13 @@ describe('baton init', () => {
 
   it('is idempotent: a second run leaves both files exactly as they were', async () => {
     const first = await runCli(['init', '--json'], { cwd: repo.main });
-    expect(first.json().written).toHaveLength(2);
-    const before = [readFileSync(join(repo.main, '.mcp.json'), 'utf8'), readFileSync(join(repo.main, '.vscode', 'mcp.json'), 'utf8')];
+    expect(first.json().written).toHaveLength(3);
+    const files = [join(repo.main, '.mcp.json'), join(repo.main, '.vscode', 'mcp.json'), join(repo.main, '.claude', 'settings.json')];
+    const before = files.map((file) => readFileSync(file, 'utf8'));
     const second = await runCli(['init', '--json'], { cwd: repo.main });
     expect(second.status).toBe(0);
-    expect(second.json()).toMatchObject({ written: [], unchanged: [join(repo.main, '.mcp.json'), join(repo.main, '.vscode', 'mcp.json')] });
-    expect([readFileSync(join(repo.main, '.mcp.json'), 'utf8'), readFileSync(join(repo.main, '.vscode', 'mcp.json'), 'utf8')]).toEqual(before);
+    expect(second.json()).toMatchObject({ written: [], unchanged: files });
+    expect(files.map((file) => readFileSync(file, 'utf8'))).toEqual(before);
   });
 
   it('configures the top level of the repository from a subfolder, and creates the shared database', async () => {
@@ -137,5 +138,52 @@ describe('baton init', () => {
     const db = join(repo.dir, 'elsewhere.db');
     await runCli(['init', '--db', db], { cwd: repo.main });
     expect(read('.mcp.json').mcpServers.baton.env).toEqual({ ...SERVER_ENV, BATON_DB: db });
+  });
+
+  it("merges its hooks into .claude/settings.json, keeping every other hook and setting, and updates its own in place", async () => {
+    mkdirSync(join(repo.main, '.claude'));
+    const mine = {
+      permissions: { allow: ['Bash(npm test)'] },
+      hooks: {
+        PostToolUse: [{ matcher: 'Edit|Write', hooks: [{ type: 'command', command: 'npx prettier --write', timeout: 30 }] }],
+        Stop: [{ hooks: [{ type: 'command', command: 'node /old/place/dist/cli.js hook claude', timeout: 5 }] }],
+        Notification: [{ hooks: [{ type: 'command', command: 'notify-send done' }] }],
+      },
+    };
+    writeFileSync(join(repo.main, '.claude', 'settings.json'), JSON.stringify(mine, null, 2));
+    expect((await runCli(['init'], { cwd: repo.main })).status).toBe(0);
+
+    const ours = { type: 'command', command: `node ${CLI} hook claude`, timeout: 10 };
+    expect(read('.claude/settings.json')).toEqual({
+      permissions: mine.permissions,
+      hooks: {
+        PostToolUse: [mine.hooks.PostToolUse[0], { matcher: '', hooks: [ours] }],
+        Stop: [{ hooks: [ours] }],
+        Notification: mine.hooks.Notification,
+        UserPromptSubmit: [{ hooks: [ours] }],
+        SessionEnd: [{ hooks: [ours] }],
+      },
+    });
+  });
+
+  it('leaves the hooks out with --no-hooks', async () => {
+    const run = await runCli(['init', '--no-hooks', '--json'], { cwd: repo.main });
+    expect(run.status).toBe(0);
+    expect(run.json().written).toHaveLength(2);
+    expect(existsSync(join(repo.main, '.claude', 'settings.json'))).toBe(false);
+  });
+
+  it.each([
+    ['hooks that are not an object', '{"hooks": []}'],
+    ["an event's hooks that are not a list", '{"hooks": {"Stop": {"command": "x"}}}'],
+    ['comments', '{\n  // mine\n  "hooks": {}\n}\n'],
+  ])('refuses .claude/settings.json with %s, and writes no file', async (_, text) => {
+    mkdirSync(join(repo.main, '.claude'));
+    writeFileSync(join(repo.main, '.claude', 'settings.json'), text);
+    const run = await runCli(['init'], { cwd: repo.main });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('settings.json');
+    expect(readFileSync(join(repo.main, '.claude', 'settings.json'), 'utf8')).toBe(text);
+    expect(existsSync(join(repo.main, '.mcp.json'))).toBe(false);
   });
 });

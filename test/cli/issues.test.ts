@@ -118,15 +118,15 @@ describe('baton add, ls, show, claims and release', () => {
     expect(claims).toHaveLength(1);
     expect(claims[0]).toMatchObject({ key: 'BAT-1', title: 'Write the parser', agent: 'alice', branch: expect.stringMatching(/^baton\/bat-1-/), secondsLeft: expect.any(Number) });
     expect(Object.keys(claims[0]).sort()).toEqual(
-      ['branch', 'checkpoint', 'claimedAt', 'expiresAt', 'key', 'lastRenewedAt', 'renewer', 'secondsLeft', 'session', 'title', 'agent', 'worktree', 'overlaps'].sort(),
+      ['branch', 'checkpoint', 'claimedAt', 'expiresAt', 'key', 'lastActiveAt', 'lastRenewedAt', 'renewer', 'secondsLeft', 'session', 'title', 'agent', 'worktree', 'overlaps'].sort(),
     );
   });
 
   it('claims prints a table with a countdown', async () => {
     const run = await cli('claims');
     const lines = run.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^KEY\s+TITLE\s+HOLDER\s+LEFT\s+RENEWED\s+RENEWER\s+WORKTREE\s+CHECKPOINT\s+OVERLAPS$/);
-    expect(lines[1]).toMatch(/^BAT-1\s+Write the parser\s+alice\s+\d+:\d\d\s+\d+s ago\s+-\s+wt-alice\s+grammar drafted$/);
+    expect(lines[0]).toMatch(/^KEY\s+TITLE\s+HOLDER\s+LEFT\s+RENEWED\s+ACTIVE\s+RENEWER\s+WORKTREE\s+CHECKPOINT\s+OVERLAPS$/);
+    expect(lines[1]).toMatch(/^BAT-1\s+Write the parser\s+alice\s+\d+:\d\d\s+\d+s ago\s+\d+[sm] ago\s+-\s+wt-alice\s+grammar drafted$/);
   });
 
   it('claims --watch --json prints a line when the claims change and stops cleanly on SIGINT', async () => {

@@ -46,6 +46,10 @@ function toolRows(): Map<string, { input: string; result: string }> {
   return rows;
 }
 
+/** Fields any tool's answer may carry, which section 5 describes once for all of them. */
+const EVERY_ANSWER = ['error', 'notices'];
+const section5 = doc.slice(doc.indexOf('## 5. Tools'), doc.indexOf('## 6. Error codes'));
+
 describe('docs/protocol.md against the MCP tools', () => {
   let tools: Tool[];
   beforeAll(async () => {
@@ -70,13 +74,15 @@ describe('docs/protocol.md against the MCP tools', () => {
   });
 
   it("names each tool's answer fields in that tool's row, and every nested field in the document", async () => {
+    for (const field of EVERY_ANSWER) expect(section5, field).toMatch(new RegExp(`\\b${field}\\b`));
     const rows = toolRows();
     for (const tool of tools) {
       const top = Object.keys((tool.outputSchema?.properties ?? {}) as Record<string, unknown>);
       expect(top, tool.name).toContain('error');
       const written = codeWords(rows.get(tool.name)!.result);
-      // `error` is every tool's refusal, written once in section 5's opening.
-      for (const field of top.filter((f) => f !== 'error')) {
+      // `error` (every tool's refusal) and `notices` (a lost lease, told with any answer) are
+      // written once for all tools, in section 5.
+      for (const field of top.filter((f) => !EVERY_ANSWER.includes(f))) {
         expect(written.has(field), `${tool.name} result ${field}`).toBe(true);
       }
       for (const field of propertyNames(tool.outputSchema)) {

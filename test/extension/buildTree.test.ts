@@ -135,6 +135,20 @@ describe('countdown', () => {
   });
 });
 
+describe('activity', () => {
+  it('shows how long ago the agent was active, and "idle" in the warning colour past the idle limit', () => {
+    const snap = snapshot({ idleSeconds: 3600, claims: [claim('BAT-1', 20 * 60_000, { lastActiveAt: iso(T0 - 2 * 60_000) }), claim('BAT-2', 20 * 60_000, { lastActiveAt: iso(T0 - 61 * 60_000) })] });
+    const groups = buildTree(snap, ctx());
+    expect(claimNode(groups, 'BAT-1')).toMatchObject({ description: 'claude · 20:00 left · active 2 min ago', idle: false });
+    expect(claimNode(groups, 'BAT-2')).toMatchObject({ description: 'claude · 20:00 left · idle 61 min', idle: true });
+  });
+
+  it('never shows an agent as idle when there is no idle limit', () => {
+    const snap = snapshot({ idleSeconds: 0, claims: [claim('BAT-1', 20 * 60_000, { lastActiveAt: iso(T0 - 61 * 60_000) })] });
+    expect(claimNode(buildTree(snap, ctx()), 'BAT-1')).toMatchObject({ description: 'claude · 20:00 left · active 1 h ago', idle: false });
+  });
+});
+
 describe('claims this window keeps alive', () => {
   const mine = claim('BAT-1', 600_000, { renewer: WINDOW, session: 's-mine' });
   const other = claim('BAT-2', 600_000, { renewer: 'vscode:other-window', session: 's-other' });

@@ -18,6 +18,7 @@ if (ADMIN_URL) {
   await import('../shared/tracking.test.js');
   await import('../shared/push-guard.test.js');
   await import('../shared/overlaps.test.js');
+  await import('../shared/liveness.test.js');
 } else {
   describe.skip('core rules on PostgreSQL', () => {
     it('needs BATON_TEST_DATABASE_URL', () => undefined);

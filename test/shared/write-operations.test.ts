@@ -115,6 +115,19 @@ const CALLS: Record<Operation, Call> = {
     return () => baton.sweep();
   },
   unrenewedLeases: onOwnClaim((b) => b.unrenewedLeases()),
+  markActive: plain((b) => b.markActive()),
+  // With no loss to tell it only reads, as at nearly every tool call.
+  leaseNotices: onOwnClaim((b) => b.leaseNotices()),
+  endSessions: async ({ baton, other }) => {
+    value(await other.registerSession({ pid: process.pid, host: 'here' }));
+    return () => baton.endSessions({ sessions: [other.caller.session] });
+  },
+  // A session ending is the hook event that writes whatever the timing.
+  hookEvent: async ({ baton, other }) => {
+    value(await other.registerSession({ pid: process.pid, host: 'here' }));
+    return () => baton.hookEvent({ event: 'SessionEnd', cwd: null, stopHookActive: false, reason: 'logout' }, { ancestors: [process.pid], host: 'here', worktree: null });
+  },
+  recordRenewalStopped: onIssue((b, key) => b.recordRenewalStopped({ stops: [{ key, detail: 'renewal stopped: idle' }] })),
 };
 
 async function created(baton: Baton): Promise<string> {

@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock.js';
 import { StoreUnavailableError } from '../../errors.js';
 import type { Result } from '../../result.js';
-import type { Store, StoreInfo, Tx } from '../store.js';
+import type { ReadOptions, Store, StoreInfo, Tx } from '../store.js';
 import { compact } from './compaction.js';
 import type { FileSystem } from './file-system.js';
 import { failureReason, statOrUndefined } from './file-system.js';
@@ -84,8 +84,8 @@ export class FileStore implements Store {
     this.flusher = new GroupFlush(this.location);
   }
 
-  read<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    this.readAt = performance.now();
+  read<T>(fn: (tx: Tx) => Promise<T>, options: ReadOptions = {}): Promise<T> {
+    if (!options.quiet) this.readAt = performance.now();
     return this.mutex.run(async () => {
       const replica = this.open();
       replica.catchUp();

@@ -3,7 +3,7 @@ import { type FileSystem, withFileSystem } from './file-system.js';
 import type { Store, StoreInfo, Tx } from '../store.js';
 import type { FileStore } from './file-store.js';
 import { type FileStoreOptions, openFileStore } from './open-file-store.js';
-import { storePaths } from './paths.js';
+import { storePaths } from '../paths.js';
 
 /**
  * The file store of a process that may never need its own copy: a server whose calls all

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { StorePaths } from './paths.js';
+import type { StorePaths } from '../paths.js';
 import type { FileSystem } from './file-system.js';
 import { errnoCode, fsyncDir, readAt, unlinkIfPresent, writeAt } from './file-system.js';
 import type { LogHeader, LogRecord } from './log-format.js';

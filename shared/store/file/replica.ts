@@ -6,7 +6,7 @@ import { errnoCode, failureReason, statOrUndefined } from './file-system.js';
 import { LogFile, LogProblem } from './log-file.js';
 import type { LogRead } from './log-file.js';
 import type { LogRecord } from './log-format.js';
-import type { StorePaths } from './paths.js';
+import type { StorePaths } from '../paths.js';
 import { readSnapshot } from './snapshot-file.js';
 import { LATEST_SCHEMA_VERSION, snapshotProblem } from './snapshot-header.js';
 import type { DatabaseImage, SqlJs } from './sql-js.js';

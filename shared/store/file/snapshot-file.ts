@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FileSystem } from './file-system.js';
 import { errnoCode, fsyncDir, readInto, unlinkIfPresent, writeAt } from './file-system.js';
 import { DatabaseImage } from './sql-js.js';
-import type { StorePaths } from './paths.js';
+import type { StorePaths } from '../paths.js';
 
 /**
  * Replaces the snapshot with `bytes` atomically: a uniquely named temporary file in the

@@ -1,4 +1,4 @@
-import { HISTORY_MIGRATION, tokenHistoryMigration } from '../sqlite-schema.js';
+import { HISTORY_MIGRATION, LIVENESS_MIGRATION, tokenHistoryMigration } from '../sqlite-schema.js';
 
 /**
  * The schema of the PostgreSQL store, as numbered migrations: migration N brings a
@@ -154,6 +154,7 @@ export const POSTGRES_MIGRATIONS: readonly (readonly string[])[] = [
     `CREATE CONSTRAINT TRIGGER history_summary_changed AFTER INSERT OR UPDATE OR DELETE ON history_summary
      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION baton_note_change()`,
   ],
+  LIVENESS_MIGRATION('BIGINT'),
 ];
 
 /** The schema version this code brings a database to, and the newest it can use. */

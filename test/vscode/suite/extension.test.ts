@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { BatonApi } from '../../../extension/extension.js';
@@ -85,7 +86,7 @@ test('shows an issue claimed by a separate agent process within a second', async
   const node = claimed(firstKey)!;
   assert.equal(node.agent, 'agent-a');
   const item = api.tree.getTreeItem(node);
-  assert.match(String(item.description), /^agent-a · 0:0\d left$/);
+  assert.match(String(item.description), /^agent-a · 0:0\d left · active (just now|\d+ s ago)$/);
   assert.match(String(item.contextValue), /\bclaim\b/);
   assert.ok(!/\bmine\b/.test(String(item.contextValue)), 'an agent this window did not start is not kept alive by it');
   const details = api.tree.getChildren(node).map((d) => api.tree.getTreeItem(d).label);
@@ -198,6 +199,41 @@ test('the commands: copy branch, open checkpoint, show activity, renew now, conf
   assert.equal(written.mcpServers.baton.env.BATON_RENEWER, undefined, "another client's server is not this window's to renew");
   await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 });
+
+test("the renewer keeps an active agent's lease and lets an idle one's lapse past idleSeconds, so it can be claimed again", async () => {
+  const settings = join(workspace, '.baton.json');
+  const IDLE_SECONDS = 4;
+  writeFileSync(settings, `${JSON.stringify({ leaseSeconds: LEASE_SECONDS, idleSeconds: IDLE_SECONDS })}\n`);
+  try {
+    await waitFor('the window to read the idle limit', async () => {
+      const baton = await api.source.baton();
+      return baton.ok && baton.value.config.idleSeconds === IDLE_SECONDS;
+    }, 10_000, 200);
+    const active = await startAgent('agent-active', { BATON_RENEWER: api.renewerId });
+    const idle = await startAgent('agent-idle', { BATON_RENEWER: api.renewerId });
+    await active.ok('create_issue', { title: 'Keep reading', priority: 0 });
+    await active.ok('create_issue', { title: 'Left alone', priority: 0 });
+    const kept = (await active.ok<{ issue: { key: string } }>('next_issue')).issue.key;
+    const left = (await idle.ok<{ issue: { key: string } }>('next_issue')).issue.key;
+    const claimedAt = Date.now();
+    // One reads every second; the other's server stays up and calls nothing.
+    const reading = setInterval(() => void active.call('list_claims').catch(() => undefined), 1_000);
+    try {
+      await waitFor('the idle agent’s lease to lapse', async () => !(await liveClaims()).some((c) => c.key === left), (IDLE_SECONDS + LEASE_SECONDS) * 1000 + 8_000, 250);
+      const lapsedAfter = Date.now() - claimedAt;
+      console.log(`      idle agent's lease gone ${lapsedAfter} ms after its last call`);
+      assert.ok(lapsedAfter >= (IDLE_SECONDS + LEASE_SECONDS) * 1000 - LEASE_SECONDS * 400, 'not before the idle limit and the lease have run');
+      // The active agent's lease, as short, lives on past the same span.
+      assert.ok((await liveClaims()).some((c) => c.key === kept), 'the active agent keeps its lease');
+      const other = await startAgent('agent-next');
+      assert.equal((await other.ok<{ lease: { key: string } }>('claim_issue', { key: left })).lease.key, left);
+    } finally {
+      clearInterval(reading);
+    }
+  } finally {
+    writeFileSync(settings, `${JSON.stringify({ leaseSeconds: LEASE_SECONDS })}\n`);
+  }
+}, 60_000);
 
 suiteTeardown('closes its agents and restores the settings it changed', async () => {
   await Promise.all(agents.map((a) => a.close()));

@@ -1,0 +1,131 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DEFAULTS } from '../shared/config.js';
+import { Baton } from '../shared/baton.js';
+import { openFileStore } from '../shared/store/file/index.js';
+import { buildDataset, copyForRun } from './dataset.js';
+import { round, summarize } from './stats.js';
+import { StdioClient } from './stdio-client.js';
+
+/*
+ * `node dist/bench/hook-latency.js [--issues 10000] [--runs 60]` (after `npm run build &&
+ * node bench/build.mjs`): the liveness section of the benchmark, runnable alone.
+ *
+ * 1. `baton hook claude` end to end, spawned as Claude Code spawns it (a child of the
+ *    process whose child is also the agent's server): PostToolUse when a renewal is due,
+ *    PostToolUse when it is not (the common case within a burst of tool calls), and Stop.
+ *    Beside it, in the same rounds, bare `node -e 0` and `baton --version` (the whole CLI).
+ * 2. What recording activity costs a read call, in one process on the same database: a
+ *    read (get_issue) alone, with the lost-lease look-up every answer makes, and with a
+ *    durable write of the activity after each read (what the throttled writer avoids).
+ */
+
+const { values } = parseArgs({ options: { issues: { type: 'string', default: '10000' }, runs: { type: 'string', default: '60' } } });
+const ISSUES = Number(values.issues);
+const RUNS = Number(values.runs);
+const CLI = resolve(__dirname, '..', 'cli.js');
+
+function timeSpawn(args: string[], env: NodeJS.ProcessEnv, input: string): Promise<{ ms: number; stdout: string }> {
+  return new Promise((done, fail) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(process.execPath, args, { env, stdio: ['pipe', 'pipe', 'ignore'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.on('error', fail);
+    child.on('close', () => done({ ms: Number(process.hrtime.bigint() - started) / 1e6, stdout }));
+    child.stdin.end(input);
+  });
+}
+
+function line(name: string, ms: number[]): string {
+  const s = summarize(ms);
+  return `${name.padEnd(44)} p50 ${String(round(s.p50)).padStart(7)} ms   p99 ${String(round(s.p99)).padStart(7)} ms   (n=${s.count})`;
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-hook-bench-'));
+  try {
+    process.stderr.write(`building ${ISSUES} issues...\n`);
+    const dataset = await buildDataset(dir, ISSUES, () => undefined);
+    const db = await copyForRun(dataset, join(dir, 'run'), 'baton');
+    // A short lease and idle limit make a renewal due after a second's pause (a sixth of
+    // the lease, a quarter of the limit): the "due" runs below then renew every time.
+    const env: NodeJS.ProcessEnv = { ...process.env, BATON_DB: db, BATON_AGENT: 'bench-agent', BATON_LEASE_SECONDS: '6', BATON_IDLE_SECONDS: '4' };
+    delete env.BATON_DATABASE_URL;
+
+    const server = await StdioClient.start({ command: process.execPath, args: [CLI, 'serve'], cwd: dir, env, clientName: 'claude-code' });
+    const claimed = await server.callTool('next_issue', {});
+    if (claimed.isError) throw new Error('could not claim');
+    const event = (name: string, more: object) => JSON.stringify({ session_id: 's', transcript_path: '/dev/null', cwd: dir, hook_event_name: name, ...more });
+    const post = event('PostToolUse', { tool_name: 'Edit', tool_input: {}, tool_response: {}, tool_use_id: 't' });
+    const stop = event('Stop', { stop_hook_active: false });
+
+    const times: Record<string, number[]> = { bare: [], version: [], due: [], notDue: [], stop: [] };
+    for (let i = 0; i < RUNS; i++) {
+      times.bare.push((await timeSpawn(['-e', '0'], env, '')).ms);
+      times.version.push((await timeSpawn([CLI, '--version'], env, '')).ms);
+      // Leaves the session quiet and the lease stale, so that this PostToolUse renews.
+      await new Promise((r) => setTimeout(r, 1_100));
+      times.due.push((await timeSpawn([CLI, 'hook', 'claude'], env, post)).ms);
+      times.notDue.push((await timeSpawn([CLI, 'hook', 'claude'], env, post)).ms);
+      const stopped = await timeSpawn([CLI, 'hook', 'claude'], env, stop);
+      if (!stopped.stdout.includes('"block"')) throw new Error(`Stop was not blocked: ${stopped.stdout}`);
+      times.stop.push(stopped.ms);
+    }
+    await server.close();
+
+    const out = [
+      `baton hook claude at ${ISSUES} issues (file store), ${RUNS} rounds, end to end (spawn to exit):`,
+      line('node -e 0 (the floor of any process)', times.bare),
+      line('baton --version (the whole CLI bundle)', times.version),
+      line('hook PostToolUse (renewal may be due)', times.due),
+      line('hook PostToolUse right after (nothing due)', times.notDue),
+      line('hook Stop (blocks: no checkpoint)', times.stop),
+      '',
+      ...(await readCosts(db)),
+    ];
+    process.stdout.write(`${out.join('\n')}\n`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A read call's cost in the core, alone and with what liveness adds to it, interleaved call by call. */
+async function readCosts(db: string): Promise<string[]> {
+  const store = await openFileStore({ path: db });
+  try {
+    const caller = { agent: 'reader', session: 'reader-session', renewer: null, worktree: null };
+    const baton = new Baton({ store, caller, config: DEFAULTS });
+    await baton.registerSession({ pid: process.pid, host: 'bench' });
+    const keys = Array.from({ length: 50 }, (_, i) => `BAT-${1 + ((i * 197) % ISSUES)}`);
+    const times: Record<string, number[]> = { read: [], notices: [], write: [] };
+    const time = async (fn: () => Promise<unknown>) => {
+      const t = process.hrtime.bigint();
+      await fn();
+      return Number(process.hrtime.bigint() - t) / 1e6;
+    };
+    for (let round = 0; round < 20; round++) {
+      for (const key of keys) {
+        times.read.push(await time(() => baton.getIssue({ key })));
+        times.notices.push(await time(async () => (await baton.getIssue({ key }), await baton.leaseNotices())));
+        times.write.push(await time(async () => (await baton.getIssue({ key }), await baton.markActive())));
+      }
+    }
+    return [
+      `a read call in the core (get_issue) at ${ISSUES} issues, ${times.read.length} calls each, interleaved:`,
+      line('get_issue alone', times.read),
+      line('get_issue + lost-lease look-up (every call)', times.notices),
+      line('get_issue + a durable activity write', times.write),
+    ];
+  } finally {
+    await store.close();
+  }
+}
+
+void main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});
