@@ -2,10 +2,13 @@ import type { Result } from '../shared/result.js';
 import type { ClaimView, Lease, SessionRecord } from '../shared/types.js';
 import { Emitter, type Disposable } from './model/emitter.js';
 import { planRenewal, type IsAlive, type RenewalPlan } from './model/renewPlan.js';
+import { idleStopDetail, idleStopMessage } from '../shared/rules/renewal.js';
 
 /** The part of Baton a renewer uses. */
 export interface RenewTarget {
   readonly leaseSeconds: number;
+  readonly config: { readonly idleSeconds: number };
+  recordRenewalStopped(input: { stops: { key: string; detail: string }[] }): Promise<Result<void>>;
   listClaims(): Promise<Result<{ claims: ClaimView[] }>>;
   listSessions(): Promise<Result<{ sessions: SessionRecord[] }>>;
   renewLeases(input: { sessions: string[]; renewer?: string }): Promise<Result<{ leases: Lease[] }>>;
@@ -20,6 +23,8 @@ export interface RenewerDeps {
   log: { info(message: string): void; warn(message: string): void };
   /** How long to wait for a database that does not exist yet. */
   idleMs?: number;
+  /** The store's clock, for the idle limit. */
+  now?: () => number;
   setTimer?: (fn: () => void, ms: number) => Disposable;
 }
 
@@ -46,6 +51,8 @@ export class Renewer implements Disposable {
   private disposed = false;
   /** The lease length the current period was set from. */
   private leaseSeconds: number | undefined;
+  /** The leases it stopped renewing for idleness (session/key), said and recorded once each. */
+  private readonly stoppedIdle = new Set<string>();
 
   constructor(private readonly deps: RenewerDeps) {}
 
@@ -104,8 +111,10 @@ export class Renewer implements Disposable {
     const [claims, sessions] = await Promise.all([target.listClaims(), target.listSessions()]);
     if (!claims.ok) return this.skip(claims.error.message);
     if (!sessions.ok) return this.skip(sessions.error.message);
-    const plan = planRenewal(claims.value.claims, sessions.value.sessions, this.deps.renewer, this.deps.isAlive);
+    const idleSeconds = target.config.idleSeconds;
+    const plan = planRenewal(claims.value.claims, sessions.value.sessions, this.deps.renewer, this.deps.isAlive, { now: (this.deps.now ?? Date.now)(), idleSeconds });
     for (const key of plan.lapsing) this.deps.log.info(`Renewer: the agent holding ${key} has stopped; its lease is left to expire.`);
+    await this.reportIdle(target, plan, claims.value.claims, idleSeconds);
     if (plan.sessions.length === 0) return { ...plan, renewed: [] };
     const result = await target.renewLeases({ sessions: plan.sessions, renewer: this.deps.renewer });
     if (!result.ok) return this.skip(result.error.message);
@@ -113,6 +122,18 @@ export class Renewer implements Disposable {
     this.deps.log.info(`Renewer: renewed ${report.renewed.map((l) => l.key).join(', ') || 'nothing'}.`);
     this.renewed.fire(report);
     return report;
+  }
+
+  /** Says, and records as `renewal_stopped`, once per lease, that an idle agent's lease is left to expire. */
+  private async reportIdle(target: RenewTarget, plan: RenewalPlan, claims: readonly ClaimView[], idleSeconds: number): Promise<void> {
+    const fresh = plan.idle.filter(({ key }) => !this.stoppedIdle.has(`${claims.find((c) => c.key === key)?.session}/${key}`));
+    if (fresh.length === 0) return;
+    for (const { key, idleMs } of fresh) {
+      this.stoppedIdle.add(`${claims.find((c) => c.key === key)?.session}/${key}`);
+      this.deps.log.info(`Renewer: ${idleStopMessage(key, idleMs)}; its lease is left to expire.`);
+    }
+    const recorded = await target.recordRenewalStopped({ stops: fresh.map(({ key, idleMs }) => ({ key, detail: idleStopDetail(idleMs, idleSeconds) })) });
+    if (!recorded.ok) this.deps.log.warn(`Renewer: ${recorded.error.message}`);
   }
 
   private skip(message: string): null {

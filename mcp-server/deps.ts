@@ -10,4 +10,9 @@ export interface ServerDeps {
   core(): Promise<Core>;
   /** Told of the leases a call claimed or renewed (the untracked-lease warning). */
   touched(leases: readonly Lease[]): void;
+  /**
+   * Told of every tool call, a sign of life of the agent (docs/protocol.md, "Liveness"):
+   * `written` when the call's own transaction recorded it (a heartbeat, a checkpoint).
+   */
+  active?(written: boolean): void;
 }

@@ -1,5 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { loadConfig } from '../shared/config.js';
+import { activityWriteMs } from '../shared/rules/renewal.js';
+import { ActivityWriter } from './activity-writer.js';
 import { resolveLocation } from '../shared/location.js';
 import { DrainingTransport } from './draining-transport.js';
 import { sessionIdentity } from './identity.js';
@@ -73,7 +75,20 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     sweepMs: sweepMs.value,
     log,
   });
-  const { server, connect } = createServer({ core: session.core, touched: untrackedLeaseWarning(config.value.leaseSeconds, log) });
+  // Every tool call is a sign of life; the store hears of it at most every few seconds (shared/rules/renewal.ts).
+  const activity = new ActivityWriter({
+    writeMs: activityWriteMs(config.value.idleSeconds),
+    write: async () => {
+      const marked = await (await session.core()).markActive();
+      if (!marked.ok) throw new Error(marked.error.message);
+    },
+    log,
+  });
+  const { server, connect } = createServer({
+    core: session.core,
+    touched: untrackedLeaseWarning(config.value.leaseSeconds, log),
+    active: (written) => activity.noted(written),
+  });
   // Open the store once the agent is known, so the sweep runs even before the first call,
   // but only after the handshake has settled: loading a large database blocks the process
   // for tens of milliseconds, and a client asks for the tool list right after `initialized`.
@@ -97,6 +112,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     clearTimeout(settling);
     await transport.drain(DRAIN_MS);
     await server.close().catch(() => {});
+    await activity.close();
     await session.close();
   };
   const stop = () => {

@@ -69,7 +69,7 @@ export function claimText(claim: ClaimResult): string {
 }
 
 export function claimViewLine(claim: ClaimView): string {
-  return `${claim.key} "${claim.title}" held by ${claim.agent} (session ${claim.session}) on ${claim.branch}, ${claim.secondsLeft}s left, renewer ${claim.renewer ?? 'none'}`;
+  return `${claim.key} "${claim.title}" held by ${claim.agent} (session ${claim.session}) on ${claim.branch}, ${claim.secondsLeft}s left, renewer ${claim.renewer ?? 'none'}, last active ${claim.lastActiveAt ?? 'unknown'}`;
 }
 
 export function commentLine(comment: Comment): string {

@@ -2,7 +2,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { BatonError, ErrorCode } from '../shared/errors.js';
 import { batonError } from '../shared/errors.js';
+import { noticesText } from '../shared/notice-text.js';
 import type { Result } from '../shared/result.js';
+import type { LeaseNotice } from '../shared/types.js';
 
 /**
  * What an agent should do next after a refusal, shown in the text of the answer. The core's
@@ -36,6 +38,21 @@ export function refusal(error: BatonError): CallToolResult {
 /** The one place a core result becomes a tool answer. */
 export function respond<T extends object>(result: Result<T>, render: (value: T) => string): CallToolResult {
   return result.ok ? answer(result.value, render(result.value)) : refusal(result.error);
+}
+
+/**
+ * The answer with the leases the session lost (docs/protocol.md, "Liveness"): `notices` in
+ * its structured content, and its text opening with them, whatever the tool.
+ */
+export function withNotices(answer: CallToolResult, notices: readonly LeaseNotice[]): CallToolResult {
+  if (notices.length === 0) return answer;
+  const [first, ...rest] = answer.content;
+  const text = first?.type === 'text' ? `${noticesText(notices)}\n\n${first.text}` : noticesText(notices);
+  return {
+    ...answer,
+    content: [{ type: 'text', text }, ...(first?.type === 'text' ? rest : answer.content)],
+    structuredContent: { ...answer.structuredContent, notices },
+  };
 }
 
 /** A failed zod parse as `INVALID_INPUT`, with which fields failed and why. */

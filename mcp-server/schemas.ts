@@ -92,6 +92,13 @@ export const commentOutput = z.object({ id: z.number(), text: z.string(), agent:
 
 export const eventOutput = z.object({ at: time, key: z.string().nullable(), type: z.string(), detail: z.string() });
 
+/**
+ * Leases the session lost since it last heard, carried by any answer (docs/protocol.md,
+ * "Liveness"). No field is named: 18 copies of the five would cost 3 KB of tools/list,
+ * and the objects are open to them.
+ */
+export const noticesOutput = z.array(z.object({}));
+
 /** What a claim hands over: next_issue, next_batch items and claim_issue. */
 export const claimFields = {
   issue: issueOutput,
@@ -101,7 +108,7 @@ export const claimFields = {
 };
 
 /**
- * A tool's outputSchema: its answer fields, every one optional, plus `error`. SDK clients
+ * A tool's outputSchema: its answer fields, every one optional, plus `error` and `notices`. SDK clients
  * check structuredContent against it even on refusals, so `{ error }` and short answers
  * such as `{ issue: null }` must pass. tools/list shows it open at every level
  * (tool-listing.ts), so fields beyond those named pass too.
@@ -110,6 +117,7 @@ export function answerSchema(shape: Record<string, z.ZodType>): z.ZodObject {
   const fields: Record<string, z.ZodType> = {};
   for (const [name, schema] of Object.entries(shape)) fields[name] = schema.optional();
   fields.error = errorOutput.optional();
+  fields.notices = noticesOutput.optional();
   return z.object(fields);
 }
 

@@ -3,9 +3,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { StoreUnavailableError, batonError } from '../shared/errors.js';
 import type { Result } from '../shared/result.js';
-import type { Lease } from '../shared/types.js';
+import type { Lease, LeaseNotice } from '../shared/types.js';
 import type { Core, ServerDeps } from './deps.js';
-import { parseInput, refusal, respond } from './respond.js';
+import { parseInput, refusal, respond, withNotices } from './respond.js';
 
 /** The three hints every Baton tool states. */
 export interface Hints {
@@ -64,17 +64,26 @@ export function registerBatonTool<I extends z.ZodObject, T extends object>(
   return { ...tool, execution: registered.execution, call };
 }
 
+/** The tools whose own transaction records the agent's activity, as it renews the lease. */
+const RECORD_ACTIVITY: ReadonlySet<string> = new Set(['heartbeat', 'checkpoint']);
+
+/** The single funnel of Baton's tool calls: every one is activity, and every answer carries the session's lost leases. */
 async function handle<I extends z.ZodObject, T extends object>(
   deps: ServerDeps,
   tool: BatonTool<I, T>,
   args: unknown,
 ): Promise<CallToolResult> {
   const parsed = parseInput(tool.input, args);
-  if (!parsed.ok) return parsed.answer;
+  if (!parsed.ok) {
+    deps.active?.(false);
+    return parsed.answer;
+  }
   try {
-    const result = await tool.run(await deps.core(), parsed.value);
+    const core = await deps.core();
+    const result = await tool.run(core, parsed.value);
+    deps.active?.(result.ok && RECORD_ACTIVITY.has(tool.name));
     if (result.ok && tool.leases) deps.touched(tool.leases(result.value));
-    return respond(result, tool.render);
+    return withNotices(respond(result, tool.render), await lostLeases(core));
   } catch (error) {
     // The core answers store failures as results; this is the core not opening at all.
     if (error instanceof StoreUnavailableError) {
@@ -82,4 +91,10 @@ async function handle<I extends z.ZodObject, T extends object>(
     }
     throw error;
   }
+}
+
+/** What the session lost since it last heard; none when the store cannot say now (the next call asks again). */
+async function lostLeases(core: Core): Promise<LeaseNotice[]> {
+  const found = await core.leaseNotices();
+  return found.ok ? found.value.notices : [];
 }

@@ -13,6 +13,7 @@ import { lockRelationGraph } from './rules/graph-lock.js';
 import { findIssue, findIssueById, issueView, loadCheckpoint, loadRelations, lockIssues, statusesOf, summaries, touchIssue } from './rules/issues.js';
 import { anyExpired, authorize, claim, getLease, holderOf, isLive, type LeaseContext, leaseView, renew, SessionTokens, sweepExpired } from './rules/leases.js';
 import { listIssues, recentlyDone } from './rules/listing.js';
+import { claimNotices, markActive, unnoticedLosses } from './rules/liveness.js';
 import { changeRelation } from './rules/relations.js';
 import { type CheckpointRow, iso, type IssueRow, type LeaseRow, placeholders, toCheckpoint } from './rules/rows.js';
 import { createIssue, updateIssue } from './rules/tracking.js';
@@ -171,7 +172,10 @@ export class Baton {
   async heartbeat(input: In.LeaseInput): Promise<Result<{ lease: T.Lease }>> {
     const valid = check().key('key', input.key).token('claimToken', input.claimToken, true).done();
     if (!valid.ok) return valid;
-    return this.withLease(input, async (tx, issue, lease) => ok({ lease: leaseView(issue.key, await renew(tx, lease, this.ctx.leaseMs), input.claimToken) }));
+    return this.withLease(input, async (tx, issue, lease) => {
+      await markActive(tx, [this.caller.session]);
+      return ok({ lease: leaseView(issue.key, await renew(tx, lease, this.ctx.leaseMs), input.claimToken) });
+    });
   }
 
   async checkpoint(input: In.CheckpointInput): Promise<Result<{ lease: T.Lease; checkpoint: T.Checkpoint }>> {
@@ -188,6 +192,7 @@ export class Baton {
       ))!;
       await touchIssue(tx, issue.id, { checkpoint_id: row.id });
       const renewed = await renew(tx, lease, this.ctx.leaseMs);
+      await markActive(tx, [this.caller.session]);
       await recordEvent(tx, issue, 'checkpoint', this.caller.agent, input.note.length > 120 ? `${input.note.slice(0, 117)}...` : input.note);
       return ok({ lease: leaseView(issue.key, renewed, input.claimToken), checkpoint: toCheckpoint(row) });
     });
@@ -338,8 +343,9 @@ export class Baton {
 
   async listClaims(): Promise<Result<{ claims: T.ClaimView[] }>> {
     return this.read(async (tx) => {
-      const rows = await tx.all<LeaseRow & { key: string; title: string; checkpoint_id: number | null }>(
-        `SELECT l.*, i.key, i.title, i.checkpoint_id FROM leases l JOIN issues i ON i.id = l.issue_id
+      const rows = await tx.all<LeaseRow & { key: string; title: string; checkpoint_id: number | null; last_active_at: number | null }>(
+        `SELECT l.*, i.key, i.title, i.checkpoint_id, s.last_active_at FROM leases l JOIN issues i ON i.id = l.issue_id
+         LEFT JOIN sessions s ON s.id = l.session
          WHERE l.expires_at > ? ORDER BY l.claimed_at DESC, i.number DESC`,
         [tx.now],
       );
@@ -358,6 +364,7 @@ export class Baton {
           renewer: r.renewer,
           secondsLeft: Math.max(0, Math.floor((Number(r.expires_at) - tx.now) / 1000)),
           checkpoint: r.checkpoint_id === null ? null : (checkpoints.get(Number(r.checkpoint_id)) ?? null),
+          lastActiveAt: r.last_active_at === null ? null : iso(Number(r.last_active_at)),
         })),
       });
     });
@@ -434,6 +441,7 @@ export class Baton {
   async renewLeases(input: In.RenewInput): Promise<Result<{ leases: T.Lease[] }>> {
     if (input.sessions.length === 0) return ok({ leases: [] });
     return this.write(async (tx) => {
+      // A renewer's renewal is no sign of life, or no agent would ever be idle: only a hook's is.
       const filter = input.renewer === undefined ? '' : ' AND l.renewer = ?';
       const rows = await tx.all<LeaseRow & { key: string }>(
         `SELECT l.*, i.key FROM leases l JOIN issues i ON i.id = l.issue_id
@@ -444,6 +452,7 @@ export class Baton {
       // In issue order, as every write that changes several issues locks them: two renewers
       // of overlapping sessions then queue instead of deadlocking on PostgreSQL.
       for (const row of rows) leases.push(leaseView(row.key, await renew(tx, row, this.ctx.leaseMs)));
+      if (input.active) await markActive(tx, input.sessions);
       return ok({ leases });
     });
   }
@@ -468,11 +477,12 @@ export class Baton {
       ]);
       await tx.run('DELETE FROM requests WHERE at < ?', [before]);
       await tx.run(
-        `INSERT INTO sessions (id, agent, pid, host, renewer, worktree, started_at, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL)
-         ON CONFLICT (id) DO UPDATE SET agent = excluded.agent, pid = excluded.pid, host = excluded.host, renewer = excluded.renewer, worktree = excluded.worktree, ended_at = NULL`,
-        [caller.session, caller.agent, input.pid, input.host, caller.renewer, caller.worktree, tx.now],
+        `INSERT INTO sessions (id, agent, pid, host, renewer, worktree, started_at, ended_at, last_active_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?)
+         ON CONFLICT (id) DO UPDATE SET agent = excluded.agent, pid = excluded.pid, host = excluded.host, renewer = excluded.renewer, worktree = excluded.worktree, ended_at = NULL, last_active_at = excluded.last_active_at`,
+        [caller.session, caller.agent, input.pid, input.host, caller.renewer, caller.worktree, tx.now, tx.now],
       );
-      return ok({ id: caller.session, agent: caller.agent, pid: input.pid, host: input.host, renewer: caller.renewer, worktree: caller.worktree, startedAt: iso(tx.now), endedAt: null });
+      const at = iso(tx.now);
+      return ok({ id: caller.session, agent: caller.agent, pid: input.pid, host: input.host, renewer: caller.renewer, worktree: caller.worktree, startedAt: at, endedAt: null, lastActiveAt: at });
     });
   }
 
@@ -492,7 +502,17 @@ export class Baton {
    */
   async listSessions(): Promise<Result<{ sessions: T.SessionRecord[] }>> {
     return this.read(async (tx) => {
-      const rows = await tx.all<{ id: string; agent: string; pid: number; host: string; renewer: string | null; worktree: string | null; started_at: number; ended_at: number | null }>(
+      const rows = await tx.all<{
+        id: string;
+        agent: string;
+        pid: number;
+        host: string;
+        renewer: string | null;
+        worktree: string | null;
+        started_at: number;
+        ended_at: number | null;
+        last_active_at: number | null;
+      }>(
         `SELECT * FROM sessions WHERE ended_at IS NULL OR id IN (SELECT session FROM leases WHERE expires_at > ?)
          ORDER BY started_at DESC`,
         [tx.now],
@@ -507,6 +527,7 @@ export class Baton {
           worktree: r.worktree,
           startedAt: iso(r.started_at),
           endedAt: r.ended_at === null ? null : iso(r.ended_at),
+          lastActiveAt: r.last_active_at === null ? null : iso(Number(r.last_active_at)),
         })),
       });
     });
@@ -528,6 +549,40 @@ export class Baton {
         [this.caller.session, tx.now],
       );
       return ok(rows.map((r) => r.key));
+    });
+  }
+
+  // Liveness (docs/protocol.md, "Liveness")
+
+  /** Records a sign of life of these sessions' agents (this session's by default). */
+  async markActive(input: { sessions?: string[] } = {}): Promise<Result<void>> {
+    return this.write(async (tx) => {
+      await markActive(tx, input.sessions ?? [this.caller.session]);
+      return ok(undefined);
+    });
+  }
+
+  /**
+   * The leases these sessions (this one by default) lost that nobody told them of yet,
+   * each answered once: a read, and a write only when there is a loss to tell.
+   */
+  async leaseNotices(input: { sessions?: string[] } = {}): Promise<Result<{ notices: T.LeaseNotice[] }>> {
+    const sessions = input.sessions ?? [this.caller.session];
+    const found = await this.read(async (tx) => ok(await unnoticedLosses(tx, sessions)));
+    if (!found.ok || found.value.length === 0) return found.ok ? ok({ notices: [] }) : found;
+    const losses = found.value;
+    return this.write(async (tx) => ok({ notices: (await claimNotices(tx, losses)).map(({ hash: _, ...notice }) => notice) }));
+  }
+
+  /** Records, once per lease, that a renewer stopped renewing it and why (`renewal_stopped`). */
+  async recordRenewalStopped(input: { stops: { key: string; detail: string }[] }): Promise<Result<void>> {
+    if (input.stops.length === 0) return ok(undefined);
+    return this.write(async (tx) => {
+      for (const stop of input.stops) {
+        const found = await findIssue(tx, stop.key);
+        if (found.ok) await recordEvent(tx, found.value, 'renewal_stopped', this.caller.agent, stop.detail);
+      }
+      return ok(undefined);
     });
   }
 }

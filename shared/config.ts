@@ -1,6 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_LEASE_SECONDS, LEASE_SECONDS_MAX, LEASE_SECONDS_MIN, PREFIX_PATTERN } from './limits.js';
+import {
+  DEFAULT_CHECKPOINT_NUDGE_SECONDS,
+  DEFAULT_IDLE_SECONDS,
+  DEFAULT_LEASE_SECONDS,
+  IDLE_SECONDS_MAX,
+  LEASE_SECONDS_MAX,
+  LEASE_SECONDS_MIN,
+  PREFIX_PATTERN,
+} from './limits.js';
 import { fail, ok, type Result } from './result.js';
 
 /** Per-repository settings: `.baton.json` at the top level, environment variables winning over it. */
@@ -8,10 +16,27 @@ export interface BatonConfig {
   prefix: string;
   leaseSeconds: number;
   requireReview: boolean;
+  /** A renewer stops renewing a session's leases once its agent has been idle this long; 0: never. */
+  idleSeconds: number;
+  /** The Stop hook asks for a checkpoint when the last one is older than this; 0: never. */
+  checkpointNudgeSeconds: number;
 }
 
 export const CONFIG_FILE = '.baton.json';
-export const DEFAULTS: BatonConfig = { prefix: 'BAT', leaseSeconds: DEFAULT_LEASE_SECONDS, requireReview: false };
+export const DEFAULTS: BatonConfig = {
+  prefix: 'BAT',
+  leaseSeconds: DEFAULT_LEASE_SECONDS,
+  requireReview: false,
+  idleSeconds: DEFAULT_IDLE_SECONDS,
+  checkpointNudgeSeconds: DEFAULT_CHECKPOINT_NUDGE_SECONDS,
+};
+
+/** The settings given in whole seconds, with their bounds and environment variables. */
+const SECONDS_SETTINGS = [
+  { field: 'leaseSeconds', env: 'BATON_LEASE_SECONDS', min: LEASE_SECONDS_MIN, max: LEASE_SECONDS_MAX },
+  { field: 'idleSeconds', env: 'BATON_IDLE_SECONDS', min: 0, max: IDLE_SECONDS_MAX },
+  { field: 'checkpointNudgeSeconds', env: 'BATON_CHECKPOINT_NUDGE_SECONDS', min: 0, max: IDLE_SECONDS_MAX },
+] as const;
 
 type Source = { kind: 'file'; file: string; field: keyof BatonConfig } | { kind: 'env'; setting: string };
 
@@ -21,10 +46,10 @@ function invalid(source: Source, why: string): Result<never> {
   return fail('INVALID_INPUT', `${where} ${why}`, { ...details, issues: [{ path: source.kind === 'file' ? source.field : source.setting, message: why }] });
 }
 
-function checkLease(value: unknown, source: Source): Result<number> {
+function checkSeconds(value: unknown, source: Source, min: number, max: number): Result<number> {
   const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < LEASE_SECONDS_MIN || n > LEASE_SECONDS_MAX) {
-    return invalid(source, `must be a whole number of seconds from ${LEASE_SECONDS_MIN} to ${LEASE_SECONDS_MAX}, not ${JSON.stringify(value)}`);
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) {
+    return invalid(source, `must be a whole number of seconds from ${min} to ${max}, not ${JSON.stringify(value)}`);
   }
   return ok(n);
 }
@@ -66,7 +91,8 @@ function readFile(file: string): Result<Partial<Record<keyof BatonConfig, unknow
 
 /**
  * Reads `.baton.json` (when the repository has one) and the environment:
- * `BATON_PREFIX`, `BATON_LEASE_SECONDS`, `BATON_REQUIRE_REVIEW`. A bad value is an
+ * `BATON_PREFIX`, `BATON_LEASE_SECONDS`, `BATON_REQUIRE_REVIEW`, `BATON_IDLE_SECONDS`,
+ * `BATON_CHECKPOINT_NUDGE_SECONDS`. A bad value is an
  * error naming the file and field, or the setting; it is never ignored.
  */
 export function loadConfig(options: { repoRoot: string | null; env?: NodeJS.ProcessEnv }): Result<BatonConfig> {
@@ -82,11 +108,13 @@ export function loadConfig(options: { repoRoot: string | null; env?: NodeJS.Proc
       if (!r.ok) return r;
       config.prefix = r.value;
     }
-    if (values.leaseSeconds !== undefined) {
-      if (typeof values.leaseSeconds !== 'number') return invalid({ kind: 'file', file, field: 'leaseSeconds' }, `must be a number, not ${JSON.stringify(values.leaseSeconds)}`);
-      const r = checkLease(values.leaseSeconds, { kind: 'file', file, field: 'leaseSeconds' });
+    for (const { field, min, max } of SECONDS_SETTINGS) {
+      const value = values[field];
+      if (value === undefined) continue;
+      if (typeof value !== 'number') return invalid({ kind: 'file', file, field }, `must be a number, not ${JSON.stringify(value)}`);
+      const r = checkSeconds(value, { kind: 'file', file, field }, min, max);
       if (!r.ok) return r;
-      config.leaseSeconds = r.value;
+      config[field] = r.value;
     }
     if (values.requireReview !== undefined) {
       const r = checkFlag(values.requireReview, { kind: 'file', file, field: 'requireReview' });
@@ -99,10 +127,11 @@ export function loadConfig(options: { repoRoot: string | null; env?: NodeJS.Proc
     if (!r.ok) return r;
     config.prefix = r.value;
   }
-  if (env.BATON_LEASE_SECONDS !== undefined) {
-    const r = checkLease(env.BATON_LEASE_SECONDS, { kind: 'env', setting: 'BATON_LEASE_SECONDS' });
+  for (const { field, env: setting, min, max } of SECONDS_SETTINGS) {
+    if (env[setting] === undefined) continue;
+    const r = checkSeconds(env[setting], { kind: 'env', setting }, min, max);
     if (!r.ok) return r;
-    config.leaseSeconds = r.value;
+    config[field] = r.value;
   }
   if (env.BATON_REQUIRE_REVIEW !== undefined) {
     const r = checkFlag(env.BATON_REQUIRE_REVIEW, { kind: 'env', setting: 'BATON_REQUIRE_REVIEW' });

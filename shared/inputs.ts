@@ -85,4 +85,6 @@ export interface RenewInput {
   sessions: string[];
   /** Only leases recorded with this renewer; omit for any. */
   renewer?: string;
+  /** The renewal is a sign of life of these sessions' agents (a hook, not a renewer): mark them active too. */
+  active?: boolean;
 }

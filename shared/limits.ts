@@ -31,3 +31,7 @@ export const DEFAULT_PRIORITY = 2;
 export const LEASE_SECONDS_MIN = 1;
 export const LEASE_SECONDS_MAX = 86_400;
 export const DEFAULT_LEASE_SECONDS = 1800;
+/** `idleSeconds` (and `checkpointNudgeSeconds`): 0 means no limit; at most a week. */
+export const IDLE_SECONDS_MAX = 604_800;
+export const DEFAULT_IDLE_SECONDS = 3600;
+export const DEFAULT_CHECKPOINT_NUDGE_SECONDS = 600;

@@ -138,6 +138,8 @@ export interface ClaimView {
   renewer: string | null;
   secondsLeft: number;
   checkpoint: Checkpoint | null;
+  /** When the holding session's agent last showed a sign of life (a tool call, a hook event); null when unknown. */
+  lastActiveAt: string | null;
 }
 
 export interface IssueDetail {
@@ -159,4 +161,19 @@ export interface SessionRecord {
   worktree: string | null;
   startedAt: string;
   endedAt: string | null;
+  /** When its agent last showed a sign of life; null for a session recorded before Baton kept it. */
+  lastActiveAt: string | null;
+}
+
+/**
+ * A lease this session lost since it last heard: taken over, expired and cleared, or
+ * ended by a person. Carried in `notices` by the next answer to it, once.
+ */
+export interface LeaseNotice {
+  key: string;
+  kind: 'lease_lost';
+  reason: 'expired' | 'released' | 'finished' | 'superseded';
+  /** The agent that ended it (the new holder, whoever cleared the expired lease, the person who released it). */
+  by: string;
+  at: string;
 }

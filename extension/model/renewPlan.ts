@@ -1,3 +1,4 @@
+import { renewalVerdict } from '../../shared/rules/renewal.js';
 import type { ClaimView, SessionRecord } from '../../shared/types.js';
 
 export type IsAlive = (session: SessionRecord) => boolean;
@@ -21,21 +22,33 @@ export interface RenewalPlan {
   keys: string[];
   /** Keys this window renewed while their holder ran, now left to expire because the holder is gone. */
   lapsing: string[];
+  /** Leases of holders that run but whose agent is past the idle limit: left to expire too. */
+  idle: { key: string; idleMs: number }[];
+}
+
+/** The idle limit and the store's clock now, for the renewal rule (shared/rules/renewal.ts). */
+export interface IdleLimit {
+  now: number;
+  idleSeconds: number;
 }
 
 /**
- * Which leases a window renews: only those whose renewer is this window and whose
- * holding process is alive. A claim whose holder is gone, or that another renewer
- * owns, is never renewed, so a dead agent's lease runs out on time.
+ * Which leases a window renews: only those whose renewer is this window, by the renewal
+ * rule (shared/rules/renewal.ts): the holding process is alive and its agent was active
+ * within the idle limit. A claim whose holder is gone or idle, or that another renewer
+ * owns, is never renewed, so its lease runs out on time.
  */
-export function planRenewal(claims: readonly ClaimView[], sessions: readonly SessionRecord[], renewer: string, isAlive: IsAlive): RenewalPlan {
-  const plan: RenewalPlan = { sessions: [], keys: [], lapsing: [] };
+export function planRenewal(claims: readonly ClaimView[], sessions: readonly SessionRecord[], renewer: string, isAlive: IsAlive, limit: IdleLimit): RenewalPlan {
+  const plan: RenewalPlan = { sessions: [], keys: [], lapsing: [], idle: [] };
   for (const claim of claims) {
     if (claim.renewer !== renewer) continue;
     const session = sessionOf(claim, sessions);
-    if (session && session.renewer === renewer && isAlive(session)) {
+    const verdict = session && session.renewer === renewer ? renewalVerdict(session, { ...limit, isAlive }) : undefined;
+    if (session && verdict?.renew) {
       if (!plan.sessions.includes(session.id)) plan.sessions.push(session.id);
       plan.keys.push(claim.key);
+    } else if (verdict && !verdict.renew && verdict.why === 'idle') {
+      plan.idle.push({ key: claim.key, idleMs: verdict.idleMs });
     } else {
       plan.lapsing.push(claim.key);
     }

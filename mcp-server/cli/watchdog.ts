@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { CliDeps, CommandContext, CommonOptions } from './context.js';
+import { idleStopMessage } from '../../shared/rules/renewal.js';
 import { action, withCommonOptions } from './context.js';
 import { unwrap } from './exit.js';
 import { untilInterrupted } from './interrupt.js';
@@ -21,26 +22,27 @@ export function registerWatchdogCommand(program: Command, deps: CliDeps): void {
       .summary('keep the leases of live agents on this machine renewed')
       .description(
         'run beside your agents: every third of the lease length, renew the leases of sessions whose server ' +
-          'process is alive on this machine; a dead one is left to expire (editor windows renew their own). ' +
+          'process is alive on this machine and whose agent was active within idleSeconds; a dead or idle one is ' +
+          'left to expire (editor windows renew their own). ' +
           'Logs to stderr; with --json also prints each event as a JSON line on stdout. Ctrl-C stops it',
       )
       .option('--agent <name>', 'only sessions of this agent')
-      .option('--once', 'one pass, then exit (with --json: one JSON document { renewed, gaveUp } on stdout)'),
+      .option('--once', 'one pass, then exit (with --json: one JSON document { renewed, gaveUp, idle } on stdout)'),
   ).action(
     action<WatchdogOptions, []>(deps, async (ctx, opts) => {
       if (!opts.once) tuneForALongLivedProcess();
       const { baton } = await ctx.open({ agent: 'watchdog' });
-      const watchdog = new Watchdog(baton, { agent: opts.agent });
+      const now = await ctx.storeClock();
+      const watchdog = new Watchdog(baton, { agent: opts.agent, now });
       // With --once the pass is one answer, printed whole at the end; a long run has no
       // end to wait for, so it prints each event as it happens, a JSON line each.
       const log = logger(ctx, ctx.json && !opts.once);
-      const now = await ctx.storeClock();
       const who = opts.agent ? `agent ${opts.agent}` : 'every agent';
       log({ event: 'started', agent: opts.agent ?? null, leaseSeconds: baton.leaseSeconds }, `watching ${who} on this machine`);
       if (opts.once) {
         const pass = unwrap(await watchdog.pass());
         report(log, pass, now());
-        if (ctx.json) ctx.printJson({ renewed: pass.renewed.map(renewedEvent), gaveUp: pass.gaveUp.map(gaveUpEvent) });
+        if (ctx.json) ctx.printJson({ renewed: pass.renewed.map(renewedEvent), gaveUp: pass.gaveUp.map(gaveUpEvent), idle: pass.idle.map(idleEvent) });
         return;
       }
       let delay = 0;
@@ -75,6 +77,16 @@ function report(log: Log, pass: WatchdogPass, now: number): void {
         `the lease expires in ${countdown(secondsUntil(claim.expiresAt, now))}`,
     );
   }
+  for (const claim of pass.idle) {
+    log(
+      { event: 'idle', ...idleEvent(claim) },
+      `stopped renewing ${idleStopMessage(claim.key, claim.idleMs)} (${claim.agent}); the lease expires in ${countdown(secondsUntil(claim.expiresAt, now))}`,
+    );
+  }
+}
+
+function idleEvent(claim: WatchdogPass['idle'][number]) {
+  return { key: claim.key, agent: claim.agent, session: claim.session, idleSeconds: Math.floor(claim.idleMs / 1000), expiresAt: claim.expiresAt };
 }
 
 /** What scripts see of a renewal: which lease, whose, and its new expiry (never more of the lease). */

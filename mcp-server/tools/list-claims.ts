@@ -14,6 +14,7 @@ const claimOutput = z.object({
   branch: z.string(),
   expiresAt: z.string(),
   secondsLeft: z.number(),
+  lastActiveAt: z.string().nullable(),
 });
 
 export const listClaimsOutput = answerSchema({ claims: z.array(claimOutput) });

@@ -4,7 +4,11 @@ import type { Result } from '../result.js';
 import type { TokenChange } from '../rules/leases.js';
 import type { Caller, GitState } from '../types.js';
 
-/** The operations of `Baton` that write: a server that does not write itself forwards them. */
+/**
+ * The operations of `Baton` that write: a server that does not write itself forwards them.
+ * `leaseNotices` is not one: it runs at every tool call and only reads, unless a loss is
+ * there to tell, rarely, when it takes the lock itself.
+ */
 export const WRITE_OPERATIONS = [
   'nextIssue',
   'nextBatch',
@@ -24,6 +28,8 @@ export const WRITE_OPERATIONS = [
   'registerSession',
   'endSession',
   'sweep',
+  'markActive',
+  'recordRenewalStopped',
 ] as const satisfies readonly (keyof Baton)[];
 
 export type WriteOperation = (typeof WRITE_OPERATIONS)[number];

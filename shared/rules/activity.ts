@@ -18,7 +18,8 @@ export type EventType =
   | 'changes_requested'
   | 'commented'
   | 'related'
-  | 'unrelated';
+  | 'unrelated'
+  | 'renewal_stopped';
 
 /** Appends one event. The log is never updated or deleted from, and never holds a token. */
 export async function recordEvent(

@@ -78,7 +78,7 @@ export async function releaseByOperator(tx: Tx, issue: IssueRow, by: string, not
     lease = await getLease(tx, issue.id);
     if (!isLive(lease, tx.now)) return false;
   }
-  await endLease(tx, lease, 'released');
+  await endLease(tx, lease, 'released', by);
   await touchIssue(tx, issue.id, {});
   await recordEvent(tx, issue, 'released', by, `released the lease of ${lease.agent}${note ? `: ${note}` : ''}`);
   return true;

@@ -104,14 +104,19 @@ export function holderOf(row: LeaseRow, caller: Caller): { agent: string; sessio
   return { agent: row.agent, session: row.session === caller.session ? 'this' : 'other_session' };
 }
 
-async function endToken(tx: Tx, hash: string, state: TokenState): Promise<void> {
-  await tx.run(`UPDATE tokens SET state = ?, ended_at = ? WHERE hash = ? AND state = 'live'`, [state, tx.now, hash]);
+/** `by`: the agent that ended it when that is not its holder, so its holder is told (`notices`). */
+async function endToken(tx: Tx, hash: string, state: TokenState, by: string | null): Promise<void> {
+  await tx.run(`UPDATE tokens SET state = ?, ended_at = ?, ended_by = ? WHERE hash = ? AND state = 'live'`, [state, tx.now, by, hash]);
 }
 
-/** Ends a lease (release, completion, review, an operator); the issue keeps its checkpoint. */
-export async function endLease(tx: Tx, lease: LeaseRow, state: Exclude<TokenState, 'live'>): Promise<void> {
+/**
+ * Ends a lease (release, completion, review, an operator); the issue keeps its checkpoint.
+ * `by`: the agent ending it when that is not the holder (a person's release), who is then
+ * told it lost the lease; omitted when the holder ends its own lease.
+ */
+export async function endLease(tx: Tx, lease: LeaseRow, state: Exclude<TokenState, 'live'>, by?: string): Promise<void> {
   await tx.run('DELETE FROM leases WHERE issue_id = ?', [lease.issue_id]);
-  await endToken(tx, lease.token_hash, state);
+  await endToken(tx, lease.token_hash, state, by ?? null);
 }
 
 /**
@@ -126,7 +131,7 @@ export async function reclaim(tx: Tx, issue: IssueRow, lease: LeaseRow, by: stri
     tx.now,
   ]);
   if (deleted.changes === 0) return false;
-  await endToken(tx, lease.token_hash, 'reclaimed');
+  await endToken(tx, lease.token_hash, 'reclaimed', by);
   await tx.run('UPDATE issues SET reclaim_count = reclaim_count + 1 WHERE id = ?', [issue.id]);
   await recordEvent(
     tx,
@@ -222,7 +227,7 @@ export async function takeOver(tx: Tx, issue: IssueRow, lease: LeaseRow, ctx: Le
     'UPDATE leases SET token_hash = ?, session = ?, worktree = ?, renewer = ?, resumed = ?, last_renewed_at = ?, expires_at = ? WHERE issue_id = ?',
     [hash, moved.session, moved.worktree, moved.renewer, moved.resumed, moved.last_renewed_at, moved.expires_at, issue.id],
   );
-  await endToken(tx, lease.token_hash, 'superseded');
+  await endToken(tx, lease.token_hash, 'superseded', caller.agent);
   await insertToken(tx, hash, issue.id, Number(lease.fence), caller);
   await recordEvent(tx, issue, 'takeover', caller.agent, `session ${caller.session} took over fence ${lease.fence}`);
   ctx.tokens.set(issue.key, token);

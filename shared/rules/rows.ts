@@ -71,6 +71,10 @@ export interface TokenRow {
   session: string;
   state: TokenState;
   ended_at: number | null;
+  /** The agent that ended it when that was not its holder (a takeover, a reclaim, a person); else null. */
+  ended_by: string | null;
+  /** When its holder was told it lost it (`notices`); null until then. */
+  noticed_at: number | null;
 }
 
 /** What became of a token; `live` until its lease ends. */

@@ -7,6 +7,23 @@
  * Times are integer milliseconds since the epoch. Labels are kept twice on purpose: as a
  * JSON array on the issue (read with it) and as rows of issue_labels (filtered on).
  */
+/**
+ * Liveness (docs/protocol.md, "Liveness"): when each session's agent last showed a sign
+ * of life, and for each ended token who ended it when that was not its holder and when
+ * its holder was told. The partial index holds only the losses nobody has been told
+ * of yet, so looking for them at every tool call reads next to nothing. The same
+ * statements in both stores, with their integer type.
+ */
+export function LIVENESS_MIGRATION(integer: 'INTEGER' | 'BIGINT'): readonly string[] {
+  return [
+    `ALTER TABLE sessions ADD COLUMN last_active_at ${integer}`,
+    `UPDATE sessions SET last_active_at = started_at`,
+    `ALTER TABLE tokens ADD COLUMN ended_by TEXT`,
+    `ALTER TABLE tokens ADD COLUMN noticed_at ${integer}`,
+    `CREATE INDEX tokens_unnoticed ON tokens(session) WHERE ended_by IS NOT NULL AND noticed_at IS NULL`,
+  ];
+}
+
 export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
   [
     `CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)`,
@@ -111,6 +128,7 @@ export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
     `CREATE TABLE forwarded (id TEXT PRIMARY KEY, at INTEGER NOT NULL)`,
     `CREATE INDEX forwarded_at ON forwarded(at)`,
   ],
+  LIVENESS_MIGRATION('INTEGER'),
 ];
 
 /** `PRAGMA application_id` of every Baton file: tells a Baton database from any other SQLite file. */

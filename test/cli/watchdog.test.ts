@@ -83,6 +83,7 @@ describe('baton watchdog', () => {
     expect(run.json()).toEqual({
       renewed: [{ key: held.alice, agent: 'alice', session: expect.any(String), expiresAt: expect.any(String) }],
       gaveUp: [],
+      idle: [],
     });
     // People still get the log, on stderr.
     expect(run.stderr).toContain(`renewed ${held.alice} (alice)`);

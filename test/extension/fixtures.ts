@@ -36,12 +36,13 @@ export function claim(key: string, expiresInMs: number, over: Partial<ClaimView>
     renewer: null,
     secondsLeft: Math.floor(expiresInMs / 1000),
     checkpoint: null,
+    lastActiveAt: iso(T0 - 30_000),
     ...over,
   };
 }
 
 export function session(id: string, over: Partial<SessionRecord> = {}): SessionRecord {
-  return { id, agent: 'claude', pid: 4242, host: 'this-host', renewer: null, worktree: '/repo', startedAt: iso(T0 - 120_000), endedAt: null, ...over };
+  return { id, agent: 'claude', pid: 4242, host: 'this-host', renewer: null, worktree: '/repo', startedAt: iso(T0 - 120_000), endedAt: null, lastActiveAt: iso(T0 - 30_000), ...over };
 }
 
 export function snapshot(over: Partial<BatonSnapshot> = {}): BatonSnapshot {

@@ -19,34 +19,58 @@ const sessions = [
 ];
 const running = new Set(['s-1', 's-other', 's-plain']);
 const isAlive = (s: SessionRecord) => running.has(s.id);
+const NO_LIMIT = { now: Date.parse('2026-01-01T00:00:00Z'), idleSeconds: 0 };
 
 describe('planRenewal', () => {
   it("renews this window's leases whose holder runs, once per session", () => {
-    const plan = planRenewal([mine, mineToo, dead, otherWindow, noRenewer], sessions, WINDOW, isAlive);
+    const plan = planRenewal([mine, mineToo, dead, otherWindow, noRenewer], sessions, WINDOW, isAlive, NO_LIMIT);
     expect(plan.sessions).toEqual(['s-1']);
     expect(plan.keys).toEqual(['BAT-1', 'BAT-2']);
   });
 
   it('leaves a dead holder’s lease to expire', () => {
-    expect(planRenewal([dead], sessions, WINDOW, isAlive)).toEqual({ sessions: [], keys: [], lapsing: ['BAT-3'] });
+    expect(planRenewal([dead], sessions, WINDOW, isAlive, NO_LIMIT)).toEqual({ sessions: [], keys: [], lapsing: ['BAT-3'], idle: [] });
   });
 
   it('never renews a lease of another renewer, or of none, even when its holder runs', () => {
-    expect(planRenewal([otherWindow, noRenewer], sessions, WINDOW, isAlive)).toEqual({ sessions: [], keys: [], lapsing: [] });
+    expect(planRenewal([otherWindow, noRenewer], sessions, WINDOW, isAlive, NO_LIMIT)).toEqual({ sessions: [], keys: [], lapsing: [], idle: [] });
   });
 
   it('does not renew a lease whose session it cannot find', () => {
-    expect(planRenewal([claim('BAT-6', 1, { renewer: WINDOW, session: 'unknown' })], sessions, WINDOW, isAlive).sessions).toEqual([]);
+    expect(planRenewal([claim('BAT-6', 1, { renewer: WINDOW, session: 'unknown' })], sessions, WINDOW, isAlive, NO_LIMIT).sessions).toEqual([]);
+  });
+
+  it("stops renewing a running holder's leases once its agent is idle past the limit, and renews them while it is active", () => {
+    const lastActiveAt = '2026-01-01T00:00:00.000Z';
+    const idleSessions = [session('s-1', { renewer: WINDOW, lastActiveAt })];
+    const limit = { now: Date.parse(lastActiveAt) + 61 * 60_000, idleSeconds: 3600 };
+    expect(planRenewal([mine, mineToo], idleSessions, WINDOW, isAlive, limit)).toEqual({
+      sessions: [],
+      keys: [],
+      lapsing: [],
+      idle: [
+        { key: 'BAT-1', idleMs: 61 * 60_000 },
+        { key: 'BAT-2', idleMs: 61 * 60_000 },
+      ],
+    });
+    expect(planRenewal([mine], idleSessions, WINDOW, isAlive, { ...limit, now: Date.parse(lastActiveAt) + 59 * 60_000 }).keys).toEqual(['BAT-1']);
+    expect(planRenewal([mine], idleSessions, WINDOW, isAlive, { ...limit, idleSeconds: 0 }).keys).toEqual(['BAT-1']);
   });
 
   it('does not renew for a session recorded with another renewer', () => {
     const moved = [session('s-1', { renewer: 'vscode:other' })];
-    expect(planRenewal([mine], moved, WINDOW, isAlive).sessions).toEqual([]);
+    expect(planRenewal([mine], moved, WINDOW, isAlive, NO_LIMIT).sessions).toEqual([]);
   });
 });
 
 class FakeTarget implements RenewTarget {
   leaseSeconds = 30;
+  config = { idleSeconds: 0 };
+  stops: { key: string; detail: string }[] = [];
+  async recordRenewalStopped(input: { stops: { key: string; detail: string }[] }): Promise<Result<void>> {
+    this.stops.push(...input.stops);
+    return ok(undefined);
+  }
   calls: Array<{ sessions: string[]; renewer?: string }> = [];
   constructor(public claims: ClaimView[]) {}
   async listClaims(): Promise<Result<{ claims: ClaimView[] }>> {
@@ -115,6 +139,21 @@ describe('Renewer', () => {
     await renewer.renewNow();
     expect(target.calls).toHaveLength(2);
     expect(t.pending().map((p) => p.ms)).toEqual([40_000]);
+    renewer.dispose();
+  });
+
+  it('says once that it stops renewing an idle agent\'s lease, and records it once', async () => {
+    const target = new FakeTarget([mine]);
+    target.config.idleSeconds = 3600;
+    const lines: string[] = [];
+    const log = { info: (line: string) => lines.push(line), warn: (line: string) => lines.push(line) };
+    const lastActive = Date.parse(sessions[0].lastActiveAt!);
+    const renewer = new Renewer({ renewer: WINDOW, connect: async () => ok(target), isAlive, log, setTimer: timers().setTimer, now: () => lastActive + 61 * 60_000 });
+    await renewer.renewNow();
+    await renewer.renewNow();
+    expect(target.calls).toEqual([]);
+    expect(lines.filter((l) => l.includes('BAT-1'))).toEqual(['Renewer: BAT-1: its agent has been idle 61 min; its lease is left to expire.']);
+    expect(target.stops).toEqual([{ key: 'BAT-1', detail: expect.stringMatching(/^renewal stopped: idle/) }]);
     renewer.dispose();
   });
 

@@ -1,3 +1,4 @@
+import { DEFAULTS } from '../../shared/config.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,7 +42,7 @@ describe.skipIf(!ADMIN_URL)('PostgreSQL store: dispatch across processes', () =>
     const creator = new Baton({
       store,
       caller: { agent: 'planner', session: 'planner-session', renewer: null, worktree: null },
-      config: { prefix: 'BAT', leaseSeconds: 1800, requireReview: false },
+      config: { ...DEFAULTS, prefix: 'BAT', leaseSeconds: 1800, requireReview: false },
     });
     for (let i = 1; i <= ISSUES; i++) {
       // A few priorities, so dispatch order is not just creation order.

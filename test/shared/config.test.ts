@@ -13,12 +13,21 @@ function repoWith(config: unknown): string {
 
 describe('settings', () => {
   it('uses the defaults without a file', () => {
-    expect(value(loadConfig({ repoRoot: null, env: {} }))).toEqual({ prefix: 'BAT', leaseSeconds: 1800, requireReview: false });
+    expect(value(loadConfig({ repoRoot: null, env: {} }))).toEqual({ prefix: 'BAT', leaseSeconds: 1800, requireReview: false, idleSeconds: 3600, checkpointNudgeSeconds: 600 });
+  });
+
+  it('reads idleSeconds and checkpointNudgeSeconds from the file and the environment, 0 meaning no limit', () => {
+    const dir = repoWith({ idleSeconds: 120, checkpointNudgeSeconds: 0 });
+    expect(value(loadConfig({ repoRoot: dir, env: {} }))).toMatchObject({ idleSeconds: 120, checkpointNudgeSeconds: 0 });
+    expect(value(loadConfig({ repoRoot: dir, env: { BATON_IDLE_SECONDS: '0', BATON_CHECKPOINT_NUDGE_SECONDS: '30' } }))).toMatchObject({
+      idleSeconds: 0,
+      checkpointNudgeSeconds: 30,
+    });
   });
 
   it('reads .baton.json and lets the environment win over it', () => {
     const dir = repoWith({ prefix: 'web', leaseSeconds: 600, requireReview: true });
-    expect(value(loadConfig({ repoRoot: dir, env: {} }))).toEqual({ prefix: 'WEB', leaseSeconds: 600, requireReview: true });
+    expect(value(loadConfig({ repoRoot: dir, env: {} }))).toMatchObject({ prefix: 'WEB', leaseSeconds: 600, requireReview: true });
     expect(value(loadConfig({ repoRoot: dir, env: { BATON_LEASE_SECONDS: '60', BATON_REQUIRE_REVIEW: 'false' } }))).toMatchObject({ leaseSeconds: 60, requireReview: false });
   });
 
@@ -26,6 +35,9 @@ describe('settings', () => {
     [{ leaseSeconds: 0 }, 'leaseSeconds'],
     [{ leaseSeconds: 86_401 }, 'leaseSeconds'],
     [{ leaseSeconds: '60' }, 'leaseSeconds'],
+    [{ idleSeconds: -1 }, 'idleSeconds'],
+    [{ idleSeconds: 604_801 }, 'idleSeconds'],
+    [{ checkpointNudgeSeconds: 'often' }, 'checkpointNudgeSeconds'],
     [{ prefix: 'B-1' }, 'prefix'],
     [{ requireReview: 'yes' }, 'requireReview'],
     [{ colour: 'red' }, 'colour'],
@@ -44,5 +56,11 @@ describe('settings', () => {
   it.each(['0', '86401', 'soon', '1.5'])('names the setting when BATON_LEASE_SECONDS is %s', (bad) => {
     const error = refusal(loadConfig({ repoRoot: null, env: { BATON_LEASE_SECONDS: bad } }));
     expect(error).toMatchObject({ code: 'INVALID_INPUT', setting: 'BATON_LEASE_SECONDS' });
+  });
+
+  it.each(['-1', '604801', 'an hour'])('names the setting when BATON_IDLE_SECONDS is %s', (bad) => {
+    const error = refusal(loadConfig({ repoRoot: null, env: { BATON_IDLE_SECONDS: bad } }));
+    expect(error).toMatchObject({ code: 'INVALID_INPUT', setting: 'BATON_IDLE_SECONDS' });
+    expect(error.message).toContain('BATON_IDLE_SECONDS');
   });
 });

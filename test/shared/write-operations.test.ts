@@ -104,6 +104,10 @@ const CALLS: Record<Operation, Call> = {
     return () => baton.sweep();
   },
   unrenewedLeases: onOwnClaim((b) => b.unrenewedLeases()),
+  markActive: plain((b) => b.markActive()),
+  // With no loss to tell it only reads, as at nearly every tool call.
+  leaseNotices: onOwnClaim((b) => b.leaseNotices()),
+  recordRenewalStopped: onIssue((b, key) => b.recordRenewalStopped({ stops: [{ key, detail: 'renewal stopped: idle' }] })),
 };
 
 async function created(baton: Baton): Promise<string> {

@@ -1,3 +1,5 @@
+import { LIVENESS_MIGRATION } from '../sqlite-schema.js';
+
 /**
  * The schema of the PostgreSQL store, as numbered migrations: migration N brings a
  * database from schema version N-1 to N (kept in the `meta` row `schema_version`).
@@ -146,6 +148,7 @@ export const POSTGRES_MIGRATIONS: readonly (readonly string[])[] = [
          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION baton_note_change()`,
     ),
   ],
+  LIVENESS_MIGRATION('BIGINT'),
 ];
 
 /** The schema version this code brings a database to, and the newest it can use. */
