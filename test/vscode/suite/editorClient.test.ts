@@ -3,6 +3,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { BatonApi } from '../../../extension/extension.js';
+import type { ClaimNode, GroupNode } from '../../../extension/model/treeNodes.js';
 import type { ClaimView, SessionRecord } from '../../../shared/types.js';
 import { McpAgent } from '../agent/mcpAgent.js';
 import { sleep, test, waitFor } from './harness.js';
@@ -56,6 +57,11 @@ async function sessionOf(api: BatonApi, id: string): Promise<SessionRecord> {
   return session;
 }
 
+function claimNode(api: BatonApi, key: string): ClaimNode | undefined {
+  const group = api.tree.roots.find((g: GroupNode) => g.id === 'claimed');
+  return group?.children.find((c): c is ClaimNode => c.kind === 'claim' && c.key === key);
+}
+
 function processRuns(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -101,6 +107,7 @@ test("VS Code starts Baton's server itself; the window keeps its lease alive whi
     const session = await sessionOf(api, view.session);
     assert.ok(Date.parse(session.startedAt) >= configuredAt - 1000, 'the server was started by this test, after the idle limit was set');
     assert.ok(processRuns(session.pid), "the session's process is the one VS Code runs");
+    await waitFor('the tree to show the claim as kept alive by this window', () => claimNode(api, issue.key)?.keptAliveHere, 3_000);
 
     // Active: a read through the editor every second, and never a heartbeat; only the window renews.
     const activeUntil = Date.now() + LEASE_SECONDS * 1000 * 1.5;
