@@ -88,6 +88,12 @@ test("VS Code starts Baton's server itself; the window keeps its lease alive whi
   const mcpJsonAside = `${mcpJson}.aside`;
   const hadMcpJson = existsSync(mcpJson);
   if (hadMcpJson) renameSync(mcpJson, mcpJsonAside);
+  // The window's renewals of the issue the editor's agent holds.
+  let watched = '';
+  const renewedAt: number[] = [];
+  const listening = api.renewer.onDidRenew((report) => {
+    if (report.renewed.some((l) => l.key === watched)) renewedAt.push(Date.now());
+  });
   try {
     // No chat: the command behind the editor's "Start Server", waiting until the server's tools are live.
     await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true });
@@ -110,6 +116,7 @@ test("VS Code starts Baton's server itself; the window keeps its lease alive whi
     await waitFor('the tree to show the claim as kept alive by this window', () => claimNode(api, issue.key)?.keptAliveHere, 3_000);
 
     // Active: a read through the editor every second, and never a heartbeat; only the window renews.
+    watched = issue.key;
     const activeUntil = Date.now() + LEASE_SECONDS * 1000 * 1.5;
     let reads = 0;
     while (Date.now() < activeUntil) {
@@ -119,6 +126,7 @@ test("VS Code starts Baton's server itself; the window keeps its lease alive whi
       await sleep(1000);
     }
     const kept = await liveClaim(api, issue.key);
+    assert.ok(renewedAt.length >= 2, `the window renewed it ${renewedAt.length} times while the editor read`);
     assert.ok(kept, `still held ${LEASE_SECONDS * 1.5} s into an ${LEASE_SECONDS} s lease, after ${reads} reads through the editor`);
     assert.ok(Date.parse(kept.expiresAt) > Date.parse(claim.lease.expiresAt), 'renewed past its first expiry');
     const lastActive = (await sessionOf(api, view.session)).lastActiveAt;
@@ -160,6 +168,7 @@ test("VS Code starts Baton's server itself; the window keeps its lease alive whi
       await other.close();
     }
   } finally {
+    listening.dispose();
     writeFileSync(configFile, config);
     if (hadMcpJson) renameSync(mcpJsonAside, mcpJson);
   }
