@@ -1,4 +1,5 @@
 import './extension.test.js';
+import './editorClient.test.js';
 import { runAll } from './harness.js';
 
 /** The entry VS Code calls with `extensionTestsPath`: rejects when a test failed, which sets the exit code. */
