@@ -102,7 +102,7 @@ export function claimNode(claim: ClaimView, snapshot: BatonSnapshot, ctx: TreeCo
     overlaps: claim.overlaps,
     description: [claim.agent, left, activity?.text, keptAliveHere ? 'kept alive here' : undefined, claim.overlaps.length > 0 ? `overlaps ${claim.overlaps.map((o) => o.key).join(', ')}` : undefined]
       .filter(Boolean)
-      .join(' Â· '),
+      .join(' · '),
     tooltip: claimTooltip(claim, left, details),
     details,
   };

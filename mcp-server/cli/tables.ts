@@ -87,7 +87,7 @@ export function claimsTable(c: Colors, claims: ClaimView[], now: number, width?:
       { text: claim.renewer ?? '-', paint: claim.renewer ? undefined : c.dim },
       { text: claim.worktree ? basename(claim.worktree) : '-' },
       { text: claim.checkpoint?.note ?? '', paint: c.dim },
-      { text: overlapsCell(claim), paint: c.yellow },
+      { text: overlapsCell(claim), paint: claim.overlaps.length > 0 ? c.yellow : undefined },
     ];
   });
   return table(c, CLAIM_COLUMNS, cells, width);

@@ -30,6 +30,8 @@ export function normalizeSql(text: string | null): string | null {
     .replace(/::[a-z]+( [a-z]+)*/gi, '')
     .replace(/= ANY \(ARRAY\[([^\]]*)\]\)/gi, 'IN ($1)')
     .replace(/\s+/g, ' ')
+    // PostgreSQL puts each term of a conjunction in parentheses: `(a IS NULL) AND (b = 1)`.
+    .replace(/\(([^(),]*(?:\bIS\b|[=<>])[^(),]*)\)/gi, '$1')
     .trim();
   while (/^\(.*\)$/.test(sql) && balanced(sql.slice(1, -1))) sql = sql.slice(1, -1).trim();
   return sql.replace(/\( /g, '(').replace(/ \)/g, ')');
