@@ -22,8 +22,15 @@ const IDLE_SECONDS = 5;
 /** The window renews every third of the lease length. */
 const RENEW_PERIOD_MS = (LEASE_SECONDS * 1000) / 3;
 
-/** How VS Code names an MCP tool: `mcp_`, the server's label in lower case, `_`, the tool's name. */
-const editorTool = (name: string): string => `mcp_baton_${name}`;
+/**
+ * How VS Code names an MCP tool: `mcp_`, the server's label in lower case (with a number
+ * added when another server of the workspace has that label too), `_`, the tool's name.
+ */
+let editorServer = 'baton';
+const editorTool = (name: string): string => `mcp_${editorServer}_${name}`;
+
+/** The labels of the Baton servers whose tools the editor offers now. */
+const batonServers = (): string[] => [...new Set(vscode.lm.tools.map((t) => /^mcp_(baton\d*)_create_issue$/.exec(t.name)?.[1]).filter((l): l is string => l !== undefined))];
 
 /**
  * Calls a Baton tool through the editor, and returns the answer's structured content (the one text part VS Code
@@ -97,6 +104,9 @@ test("VS Code starts Baton's server itself; the window keeps its lease alive whi
   try {
     // No chat: the command behind the editor's "Start Server", waiting until the server's tools are live.
     await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true });
+    // The server of the `.mcp.json` moved aside above may stay listed a moment: wait for one Baton server. Which one
+    // it is, the lease shows below: the provider's server carries this window's renewer.
+    editorServer = (await waitFor('one Baton server among the editor\'s tools', () => (batonServers().length === 1 ? batonServers()[0] : undefined), 15_000, 200))!;
     const names = vscode.lm.tools.map((t) => t.name);
     for (const name of ['create_issue', 'next_issue', 'check_claim', 'list_claims'].map(editorTool))
       assert.ok(names.includes(name), `${name} is among the editor's tools: ${names.filter((n) => n.startsWith('mcp_')).join(', ')}`);

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { BatonApi } from '../../../extension/extension.js';
@@ -197,6 +197,8 @@ test('the commands: copy branch, open checkpoint, show activity, renew now, conf
   const written = JSON.parse(Buffer.from(await vscode.workspace.fs.readFile(vscode.Uri.file(join(workspace, '.mcp.json')))).toString());
   assert.deepEqual(written.mcpServers.baton.args.slice(1), ['serve']);
   assert.equal(written.mcpServers.baton.env.BATON_RENEWER, undefined, "another client's server is not this window's to renew");
+  // VS Code reads the workspace's `.mcp.json` too: left there, its "baton" server would collide with the provider's.
+  rmSync(join(workspace, '.mcp.json'));
   await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 });
 
