@@ -72,10 +72,12 @@ async function handle<I extends z.ZodObject, T extends object>(
   }
   try {
     const core = await deps.core();
-    const result = await tool.run(core, parsed.value);
+    // The look-up for lost leases goes out with the call, not after it: where another server
+    // holds the database both cross to it together, and the call waits for one answer's time.
+    const [result, notices] = await Promise.all([tool.run(core, parsed.value), lostLeases(core)]);
     deps.active?.(result.ok && RECORD_ACTIVITY.has(tool.name));
     if (result.ok && tool.leases) deps.touched(tool.leases(result.value));
-    return withNotices(respond(result, tool.render), await lostLeases(core));
+    return withNotices(respond(result, tool.render), notices);
   } catch (error) {
     // The core answers store failures as results; this is the core not opening at all.
     if (error instanceof StoreUnavailableError) {

@@ -1,16 +1,21 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { loadConfig } from './config.js';
+import { type BatonConfig, loadConfig } from './config.js';
 import { StoreUnavailableError } from './errors.js';
+import { writerSocketFor } from './forwarding/socket-path.js';
+import { WriterLink } from './forwarding/writer-link.js';
 import { resolveLocation } from './location.js';
-import { parsePushLines, pushedBranches, type PushRefusal, pushRefusals, refusalText } from './rules/push-guard.js';
+import type { Result } from './result.js';
+import { parsePushLines, pushedBranches, type PushRefusal, pushRefusals, type PushUpdate, refusalText } from './rules/push-guard.js';
 import { openFileStore } from './store/file-access.js';
 import type { Store } from './store/store.js';
 
 /**
  * `baton guard check`, what the pre-push hook runs: the push rule (rules/push-guard.ts)
- * over the lines git gives the hook. It runs on every push, so it loads only the store and
- * the rule, never the server or the command line (launch.ts starts it from a bundle of
- * its own).
+ * over the lines git gives the hook. It runs on every push, so it asks the server that
+ * holds the database for the agents when one runs, and opens the store itself only
+ * where none does; it never loads the MCP server or the command line (launch.ts starts
+ * it from a bundle of its own).
  */
 
 export interface GuardCheckOptions {
@@ -46,6 +51,8 @@ export async function checkPush(options: GuardCheckOptions): Promise<GuardVerdic
 
   const url = options.env.BATON_DATABASE_URL;
   if (!url && !existsSync(location.dbPath)) return cannot(`no Baton database at ${location.dbPath}`);
+  const asked = url ? undefined : await throughWriter(location.dbPath, location.worktree, updates, config.value);
+  if (asked?.ok) return verdictOf(asked.value);
   let store: Store;
   try {
     store = url
@@ -55,12 +62,34 @@ export async function checkPush(options: GuardCheckOptions): Promise<GuardVerdic
     return cannot(reason(error));
   }
   try {
-    const refusals = await store.read((tx) => pushRefusals(tx, location.worktree, updates));
-    return refusals.length === 0 ? { pass: true, refusals, unanswered: null, text: '' } : { pass: false, refusals, unanswered: null, text: refusalText(refusals) };
+    return verdictOf(await store.read((tx) => pushRefusals(tx, location.worktree, updates)));
   } catch (error) {
     return cannot(reason(error));
   } finally {
     await store.close().catch(() => undefined);
+  }
+}
+
+function verdictOf(refusals: PushRefusal[]): GuardVerdict {
+  return refusals.length === 0 ? { pass: true, refusals, unanswered: null, text: '' } : { pass: false, refusals, unanswered: null, text: refusalText(refusals) };
+}
+
+/** How long the check waits for the server writing for the others before opening the store itself. */
+const WRITER_TIMEOUT_MS = 3_000;
+
+/** The rule as the server writing for the others answers it, over its socket; undefined when none answers. */
+async function throughWriter(dbPath: string, worktree: string | null, updates: PushUpdate[], config: BatonConfig): Promise<Result<PushRefusal[]> | undefined> {
+  const socket = writerSocketFor(dbPath);
+  if (socket === undefined || !existsSync(socket)) return undefined;
+  let link: WriterLink | undefined;
+  try {
+    link = await WriterLink.connect(socket, WRITER_TIMEOUT_MS);
+    const answer = await link.call({ op: 'pushRefusals', args: [{ worktree, updates }], caller: { agent: 'guard', session: `guard-${randomUUID()}`, renewer: null, worktree }, config, tokens: [] });
+    return 'result' in answer ? (answer.result as Result<PushRefusal[]>) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    link?.close();
   }
 }
 

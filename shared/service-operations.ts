@@ -6,6 +6,7 @@ import { answerHook } from './hooks/answer-hook.js';
 import type { HookAnswer, HookInput } from './hooks/claude-format.js';
 import { listClaims, liveFences, renewSessionLeases } from './rules/claims.js';
 import { recordEvent } from './rules/activity.js';
+import { type PushRefusal, type PushUpdate, pushRefusals } from './rules/push-guard.js';
 import { claimNotices, endSessions, markActive, unnoticedLosses } from './rules/liveness.js';
 import { forgetRequests, readyIssues } from './rules/dispatch.js';
 import { releaseByOperator } from './rules/finish.js';
@@ -186,14 +187,26 @@ export abstract class ServiceOperations extends SessionOperations {
 
   /**
    * The leases these sessions (this one by default) lost that nobody told them of yet,
-   * each answered once: a read, and a write only when there is a loss to tell.
+   * each answered once: a read at every call (`lostLeases`), and a write only when there is
+   * a loss to tell (`tellLosses`). Each is an operation of its own, so that a server that
+   * holds no copy of the database sends both to the one that does.
    */
   async leaseNotices(input: { sessions?: string[] } = {}): Promise<Result<{ notices: T.LeaseNotice[] }>> {
-    const sessions = input.sessions ?? [this.caller.session];
-    const found = await this.read(async (tx) => ok(await unnoticedLosses(tx, sessions)), { quiet: true });
+    // A session can lose only a lease it holds a token of: one that holds none asks nothing.
+    if (input.sessions === undefined && this.tokens.entries().length === 0) return ok({ notices: [] });
+    const found = await this.lostLeases({ sessions: input.sessions ?? [this.caller.session] });
     if (!found.ok || found.value.length === 0) return found.ok ? ok({ notices: [] }) : found;
-    const losses = found.value;
-    return this.write(async (tx) => ok({ notices: (await claimNotices(tx, losses)).map(({ hash: _, ...notice }) => notice) }));
+    return this.tellLosses({ losses: found.value });
+  }
+
+  /** Leases these sessions lost and were not told of, with their tokens' hashes (never the tokens). */
+  async lostLeases(input: { sessions: string[] }): Promise<Result<(T.LeaseNotice & { hash: string })[]>> {
+    return this.read(async (tx) => ok(await unnoticedLosses(tx, input.sessions)), { quiet: true });
+  }
+
+  /** Marks these losses told and answers those not told before (another call may have told one meanwhile). */
+  async tellLosses(input: { losses: (T.LeaseNotice & { hash: string })[] }): Promise<Result<{ notices: T.LeaseNotice[] }>> {
+    return this.write(async (tx) => ok({ notices: (await claimNotices(tx, input.losses)).map(({ hash: _, ...notice }) => notice) }));
   }
 
   /** Marks these sessions ended (a hook saw their agent end); their leases live on until they expire or are taken over. */
@@ -219,5 +232,10 @@ export abstract class ServiceOperations extends SessionOperations {
       }
       return ok(undefined);
     });
+  }
+
+  /** The push rule (rules/push-guard.ts) for these updates from `worktree`: what `baton guard check` refuses. */
+  async pushRefusals(input: { worktree: string | null; updates: PushUpdate[] }): Promise<Result<PushRefusal[]>> {
+    return this.read(async (tx) => ok(await pushRefusals(tx, input.worktree, input.updates)));
   }
 }

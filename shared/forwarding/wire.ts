@@ -6,8 +6,8 @@ import type { Caller, GitState } from '../types.js';
 
 /**
  * The operations of `Baton` that write: a server that does not write itself forwards them.
- * `leaseNotices` is not one: it runs at every tool call and only reads, unless a loss is
- * there to tell, rarely, when it takes the lock itself.
+ * `leaseNotices`, which runs at every tool call, is in neither list: it is a read
+ * (`lostLeases`) and, only when there is a loss to tell, a write (`tellLosses`).
  */
 export const WRITE_OPERATIONS = [
   'nextIssue',
@@ -35,6 +35,7 @@ export const WRITE_OPERATIONS = [
   'recordRenewalStopped',
   'endSessions',
   'hookEvent',
+  'tellLosses',
 ] as const satisfies readonly (keyof Baton)[];
 
 export type WriteOperation = (typeof WRITE_OPERATIONS)[number];
@@ -74,6 +75,8 @@ export const READ_OPERATIONS = [
   'listSessions',
   'unrenewedLeases',
   'story',
+  'pushRefusals',
+  'lostLeases',
 ] as const satisfies readonly (keyof Baton)[];
 
 export type ReadOperation = (typeof READ_OPERATIONS)[number];

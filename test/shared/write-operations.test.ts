@@ -128,6 +128,14 @@ const CALLS: Record<Operation, Call> = {
     return () => baton.hookEvent({ event: 'SessionEnd', cwd: null, stopHookActive: false, reason: 'logout' }, { ancestors: [process.pid], host: 'here', worktree: null });
   },
   recordRenewalStopped: onIssue((b, key) => b.recordRenewalStopped({ stops: [{ key, detail: 'renewal stopped: idle' }] })),
+  lostLeases: onOwnClaim((b) => b.lostLeases({ sessions: [b.caller.session] })),
+  tellLosses: async ({ baton, other }) => {
+    const lease = await claimed(baton);
+    value(await other.releaseAsOperator({ key: lease.key }));
+    const losses = value(await baton.lostLeases({ sessions: [baton.caller.session] }));
+    return () => baton.tellLosses({ losses });
+  },
+  pushRefusals: onOwnClaim((b) => b.pushRefusals({ worktree: null, updates: [{ localRef: 'refs/heads/x', localSha: '1'.repeat(40), remoteRef: 'refs/heads/x', remoteSha: '0'.repeat(40) }] })),
 };
 
 async function created(baton: Baton): Promise<string> {
