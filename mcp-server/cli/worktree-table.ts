@@ -17,8 +17,8 @@ const COLUMNS: Column[] = [
 ];
 
 /**
- * The `baton worktree ls` table. IDLE is the time since the holder's last renewal (a
- * checkpoint or heartbeat); paths are shown relative to the main worktree's folder.
+ * The `baton worktree ls` table. IDLE is the time since the holder's agent was last
+ * active (`lastActiveAt`; its last renewal where that is not known); paths are shown relative to the main worktree's folder.
  */
 export function worktreesTable(c: Colors, worktrees: WorktreeView[], repo: string, now: number, width?: number): string {
   const rows: Cell[][] = worktrees.map((view) => {
@@ -31,7 +31,7 @@ export function worktreesTable(c: Colors, worktrees: WorktreeView[], repo: strin
       { text: view.issue ? `${view.issue.key}${view.issue.status ? ` ${view.issue.status}` : ''}` : '' },
       { text: view.leases.map((l) => l.agent).join(', ') },
       left === null ? { text: '' } : { text: countdown(left), paint: () => paintCountdown(c, left) },
-      { text: lease ? ago(now - Date.parse(lease.lastRenewedAt)) : '' },
+      { text: lease ? ago(now - Date.parse(lease.lastActiveAt ?? lease.lastRenewedAt)) : '' },
       { text: view.sessions.map((s) => `${s.agent} (${s.pid})`).join(', ') },
       changesCell(c, view),
       mergedCell(c, view),

@@ -68,7 +68,7 @@ async function viewOf(
   // on this branch from elsewhere still needs its commits.
   const leases = claims
     .filter((claim) => (claim.worktree !== null && realPath(claim.worktree) === entry.path) || (entry.branch !== null && claim.branch === entry.branch))
-    .map(({ key, agent, session, expiresAt, secondsLeft, lastRenewedAt, renewer }) => ({ key, agent, session, expiresAt, secondsLeft, lastRenewedAt, renewer }));
+    .map(({ key, agent, session, expiresAt, secondsLeft, lastRenewedAt, lastActiveAt, renewer }) => ({ key, agent, session, expiresAt, secondsLeft, lastRenewedAt, lastActiveAt, renewer }));
   const here = sessions
     .filter((session) => session.worktree !== null && realPath(session.worktree) === entry.path)
     .map(({ id, agent, pid, host, startedAt }) => ({ id, agent, pid, host, startedAt }));

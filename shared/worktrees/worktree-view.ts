@@ -11,6 +11,8 @@ export interface WorktreeLease {
   expiresAt: string;
   secondsLeft: number;
   lastRenewedAt: string;
+  /** When the holder's agent last showed a sign of life; null when not known. */
+  lastActiveAt: string | null;
   renewer: string | null;
 }
 

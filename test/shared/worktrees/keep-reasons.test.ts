@@ -26,7 +26,7 @@ function safe(overrides: Partial<WorktreeView> = {}): WorktreeView {
   };
 }
 
-const lease = { key: 'BAT-3', agent: 'alice', session: 's1', expiresAt: '2026-01-01T00:30:00.000Z', secondsLeft: 725, lastRenewedAt: '2026-01-01T00:00:00.000Z', renewer: null };
+const lease = { key: 'BAT-3', agent: 'alice', session: 's1', expiresAt: '2026-01-01T00:30:00.000Z', secondsLeft: 725, lastRenewedAt: '2026-01-01T00:00:00.000Z', lastActiveAt: '2026-01-01T00:00:00.000Z', renewer: null };
 const session = { id: 's2', agent: 'bob', pid: 42, host: 'box', startedAt: '2026-01-01T00:00:00.000Z' };
 const pushed = { name: 'origin/baton/bat-3-x', unpushed: 0 };
 
