@@ -1,23 +1,23 @@
 import { buildStory, type Story } from './history/story.js';
-import { LIMITS } from './limits.js';
-import { ok, type Result } from './result.js';
 import type { HookProcess } from './hooks/agent-sessions.js';
 import { answerHook } from './hooks/answer-hook.js';
 import type { HookAnswer, HookInput } from './hooks/claude-format.js';
-import { listClaims, liveFences, renewSessionLeases } from './rules/claims.js';
+import type * as In from './inputs.js';
+import { LIMITS } from './limits.js';
+import { ok, type Result } from './result.js';
 import { recordEvent } from './rules/activity.js';
-import { type PushRefusal, type PushUpdate, pushRefusals } from './rules/push-guard.js';
-import { claimNotices, endSessions, markActive, unnoticedLosses } from './rules/liveness.js';
+import { listClaims, liveFences, renewSessionLeases } from './rules/claims.js';
 import { forgetRequests, readyIssues } from './rules/dispatch.js';
 import { releaseByOperator } from './rules/finish.js';
 import { findIssue, findIssueById, issueView, statusesOf, summaries } from './rules/issues.js';
 import { anyExpired, sweepExpired } from './rules/leases.js';
 import { recentlyDone } from './rules/listing.js';
+import { claimNotices, endSessions, markActive, unnoticedLosses } from './rules/liveness.js';
 import { closeByOperator, reopenIssue } from './rules/operator.js';
+import { type PushRefusal, type PushUpdate, pushRefusals } from './rules/push-guard.js';
 import { DAY_MS, prune, type Pruned } from './rules/retention.js';
 import { currentSessions, endSession, forgetSessions, HISTORY_KEPT_MS, recordSession, unrenewedLeases } from './rules/sessions.js';
 import { SessionOperations } from './session-operations.js';
-import type * as In from './inputs.js';
 import type * as T from './types.js';
 import { check } from './validate.js';
 
@@ -28,8 +28,9 @@ export const SWEEP_BATCH = 100;
 export const PRUNE_BATCH = 5000;
 
 /**
- * The operations that are no agent's tool: those of people (the CLI, the editor), of
- * renewers and of servers. `Baton` adds the tools; both are one session's operations.
+ * The operations of people (the CLI, the editor), of renewers, of servers and of hooks,
+ * and `listClaims`, which they share with the agents' `list_claims`. `Baton` adds the
+ * agents' tools; both are one session's operations.
  */
 export abstract class ServiceOperations extends SessionOperations {
   /** Ready issues in dispatch order, claiming nothing. */
