@@ -53,6 +53,7 @@ export interface PaceResult {
   killToAnswerMs: number | null;
   /** Calls started after the kill (or under way at it): the slowest, and how many failed. */
   afterKill: { calls: number; failed: number; maxMs: number };
+  /** Calls refused or unanswered, but for the killed agent's own call cut off by the kill. */
   failedCalls: number;
   doubleClaims: number;
   /** Acknowledged `done`s not found done, and acknowledged claims not found held, at the end. */
@@ -146,7 +147,8 @@ export async function runPaceRound(config: PaceConfig): Promise<PaceResult> {
     await Promise.all(loops);
 
     const lost = await countLost(agents.filter((a) => a !== killed), killedBusy ? undefined : killed);
-    const allCalls = agents.flatMap((a) => a.calls);
+    // The killed agent's call under way dies with its server: that is the kill, not a failure.
+    const allCalls = agents.flatMap((a) => (a === killed ? a.calls.filter((c) => killedAt === undefined || c.startedAt + c.ms < killedAt) : a.calls));
     const result: PaceResult = {
       build: config.build,
       issues: config.dataset.issues,

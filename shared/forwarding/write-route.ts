@@ -95,9 +95,7 @@ export class WriteRoute {
     for (let round = 0; round < 3 && !this.closed; round++) {
       const seen = inodeOf(path);
       try {
-        this.link = await WriterLink.connect(path, this.answerTimeoutMs);
-        this.standby?.watch();
-        return this.link;
+        return this.linked(await WriterLink.connect(path, this.answerTimeoutMs));
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code !== 'ENOENT' && code !== 'ECONNREFUSED') return undefined;
@@ -120,15 +118,27 @@ export class WriteRoute {
     return undefined;
   }
 
+  /**
+   * Uses `link` from now on. The standby does not wait for a call of its own agent to
+   * notice that the writer died: the others' calls wait for it to take the writer's
+   * place, so it looks again the moment the connection drops.
+   */
+  private linked(link: WriterLink): WriterLink {
+    this.link = link;
+    this.standby?.watch();
+    link.onLost(() => {
+      if (!this.closed && this.standby?.standing) void this.current();
+    });
+    return link;
+  }
+
   /** The link to the standby once it has taken the writer's place; undefined when this server is the standby, or there is none, or it did not come. */
   private async standbyTakesOver(path: string): Promise<WriterLink | undefined> {
     if (!this.standby || !(await this.standby.elsewhere())) return undefined;
     const deadline = Date.now() + STANDBY_WAIT_MS;
     while (!this.closed && Date.now() < deadline) {
       try {
-        this.link = await WriterLink.connect(path, this.answerTimeoutMs);
-        this.standby.watch();
-        return this.link;
+        return this.linked(await WriterLink.connect(path, this.answerTimeoutMs));
       } catch {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }

@@ -20,6 +20,7 @@ export class WriterLink {
   private seq = 0;
   private readonly pending = new Map<number, Pending>();
   private lost: WriterLostError | undefined;
+  private readonly lostListeners: (() => void)[] = [];
 
   private constructor(
     private readonly socket: Socket,
@@ -52,6 +53,12 @@ export class WriterLink {
     return this.lost === undefined;
   }
 
+  /** Calls `listener` once, as soon as the connection is lost (at once if it already is). */
+  onLost(listener: () => void): void {
+    if (this.lost) queueMicrotask(listener);
+    else this.lostListeners.push(listener);
+  }
+
   call(request: UnsentRequest): Promise<WriteAnswer> {
     if (this.lost) return Promise.reject(this.lost);
     const seq = ++this.seq;
@@ -82,6 +89,7 @@ export class WriterLink {
   }
 
   private lose(why: string): void {
+    const first = !this.lost;
     if (!this.lost) this.lost = new WriterLostError(why);
     for (const waiting of this.pending.values()) {
       clearTimeout(waiting.timer);
@@ -89,5 +97,6 @@ export class WriterLink {
     }
     this.pending.clear();
     this.socket.destroy();
+    if (first) for (const listener of this.lostListeners.splice(0)) listener();
   }
 }

@@ -1,4 +1,6 @@
+import { createConnection } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { writerSocketFor } from '../../shared/forwarding/socket-path.js';
 import { type Opened, openBaton } from '../../shared/open.js';
 import { LazyFileStore } from '../../shared/store/file-access.js';
 import { value } from '../helpers/core.js';
@@ -66,6 +68,17 @@ describe('a server while another writes for it', () => {
     expect(later.store.opened).toBeUndefined();
   });
 
+  it('has the standby take the place of a writer that has gone at once, with no call of its own', async () => {
+    const { writer, standby, thin } = await three();
+    const created = value(await thin.baton.createIssue({ title: 'one' }));
+    const socket = writerSocketFor(scratch.path)!;
+    await writer.close();
+    opened.splice(opened.indexOf(writer), 1);
+    // Nobody calls: the standby notices the writer's connection drop and takes its place.
+    await waitFor(() => listening(socket), 5000, 'the standby listening in the writer\'s place');
+    expect(value(await thin.baton.getIssue({ key: created.issue.key })).issue.title).toBe('one');
+  });
+
   it('opens the database itself when the writer has gone and nobody stands by', async () => {
     const { writer, standby, thin } = await three();
     const created = value(await thin.baton.createIssue({ title: 'one' }));
@@ -77,3 +90,15 @@ describe('a server while another writes for it', () => {
     expect(thin.store.opened).toBeDefined();
   });
 });
+
+/** Whether a server accepts connections at `path`. */
+function listening(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection(path);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
