@@ -1,12 +1,17 @@
 import { rmSync } from 'node:fs';
 import { createConnection, type Server } from 'node:net';
 import type { Store } from '../store/store.js';
-import { claimSocket, inodeOf } from './socket-claim.js';
+import { claimSocket, identityOf, removeDeadSocket } from './socket-claim.js';
 
 /** How often the standby brings its copy up to date with what the writer committed. */
 const CATCH_UP_MS = 2000;
 /** How often a server served by a writer looks for a standby, so that one that exited is replaced. */
 const LOOK_MS = 10_000;
+/**
+ * How long after reaching a writer a server first offers to stand by. It reaches one in
+ * the middle of a call, and a standby loads the database: the call is answered first.
+ */
+const FIRST_LOOK_MS = 1000;
 
 /**
  * One server besides the writer keeps a copy of the database, current to within
@@ -17,7 +22,7 @@ const LOOK_MS = 10_000;
  * none when it connects to a writer becomes it.
  */
 export class Standby {
-  private beacon: { server: Server; inode: number | undefined } | undefined;
+  private beacon: { server: Server; identity: string | undefined } | undefined;
   private timer: NodeJS.Timeout | undefined;
   private looking: NodeJS.Timeout | undefined;
   private claiming: Promise<void> | undefined;
@@ -44,11 +49,11 @@ export class Standby {
   }
 
   /**
-   * Claims now, and again every `LOOK_MS` while this server is served by a writer: a
+   * Claims soon, and again every `LOOK_MS` while this server is served by a writer: a
    * standby whose agent has finished is replaced before the writer is needed.
    */
   watch(): void {
-    void this.claim();
+    setTimeout(() => void this.claim(), FIRST_LOOK_MS).unref();
     if (this.looking || this.closed) return;
     this.looking = setInterval(() => void this.claim(), LOOK_MS);
     // Looking never keeps a process alive: its agent's stdio does.
@@ -75,7 +80,7 @@ export class Standby {
     this.beacon = undefined;
     if (!beacon) return;
     beacon.server.close();
-    if (beacon.inode !== undefined && inodeOf(this.path) === beacon.inode) rmSync(this.path, { force: true });
+    if (beacon.identity !== undefined && identityOf(this.path) === beacon.identity) rmSync(this.path, { force: true });
   }
 
   close(): void {
@@ -85,11 +90,11 @@ export class Standby {
 
   private async tryClaim(): Promise<void> {
     if (this.standing || this.closed) return;
-    const seen = inodeOf(this.path);
+    const seen = identityOf(this.path);
     const reached = await reachable(this.path);
     if (reached === 'yes' || reached === 'unknown') return;
     // Refused: the socket of a standby that died. Remove it, unless replaced since.
-    if (reached === 'refused' && seen !== undefined && inodeOf(this.path) === seen) rmSync(this.path, { force: true });
+    if (reached === 'refused' && seen !== undefined) removeDeadSocket(this.path, seen);
     const beacon = await claimSocket(this.path);
     if (!beacon) return;
     if (this.closed) {

@@ -1,7 +1,6 @@
-import { rmSync } from 'node:fs';
 import { storePaths } from '../store/file-access.js';
 import type { Store } from '../store/store.js';
-import { inodeOf } from './socket-claim.js';
+import { identityOf, removeDeadSocket } from './socket-claim.js';
 import type { Standby } from './standby.js';
 import { WriteServer } from './write-server.js';
 import { SOCKET_PATH_MAX, writerSocketFor } from './socket-path.js';
@@ -93,7 +92,7 @@ export class WriteRoute {
     // Three rounds at most: each either connects, becomes the writer, or clears a dead
     // writer's socket that another server may then take first.
     for (let round = 0; round < 3 && !this.closed; round++) {
-      const seen = inodeOf(path);
+      const seen = identityOf(path);
       try {
         return this.linked(await WriterLink.connect(path, this.answerTimeoutMs));
       } catch (error) {
@@ -103,7 +102,7 @@ export class WriteRoute {
         if (!this.publish) return undefined;
         // Refused: the file of a writer that died. Remove it, unless another server
         // has replaced it since.
-        if (code === 'ECONNREFUSED' && seen !== undefined && inodeOf(path) === seen) rmSync(path, { force: true });
+        if (code === 'ECONNREFUSED' && seen !== undefined) removeDeadSocket(path, seen);
         const taken = await this.standbyTakesOver(path);
         if (taken) return taken;
       }

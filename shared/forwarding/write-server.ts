@@ -5,7 +5,7 @@ import type { Store } from '../store/store.js';
 import { fileSystemOf, storePaths } from '../store/file-access.js';
 import { AnswerJournal } from './answer-journal.js';
 import { runRead } from './forwarded-read.js';
-import { claimSocket, inodeOf } from './socket-claim.js';
+import { claimSocket, identityOf } from './socket-claim.js';
 import { runTagged } from './tagged-write.js';
 import { FORWARDED_KEPT_MS, isWriteRequest, parseRequest, type WriteAnswer } from './wire.js';
 
@@ -25,7 +25,7 @@ export class WriteServer {
     private readonly server: Server,
     private readonly path: string,
     /** The socket file this server made, to remove it on close only if it is still the same file. */
-    private readonly inode: number | undefined,
+    private readonly identity: string | undefined,
     private readonly store: Store,
     private readonly serving: (others: boolean) => void,
   ) {
@@ -41,8 +41,8 @@ export class WriteServer {
   static async publish(path: string, store: Store, serving: (others: boolean) => void = () => {}): Promise<WriteServer | undefined> {
     const claimed = await claimSocket(path);
     if (!claimed) return undefined;
-    if (claimed.inode !== undefined) AnswerJournal.removeOlderThan(storePaths(store.location).answers, FORWARDED_KEPT_MS, fileSystemOf(store));
-    return new WriteServer(claimed.server, path, claimed.inode, store, serving);
+    if (claimed.identity !== undefined) AnswerJournal.removeOlderThan(storePaths(store.location).answers, FORWARDED_KEPT_MS, fileSystemOf(store));
+    return new WriteServer(claimed.server, path, claimed.identity, store, serving);
   }
 
   /** Stops taking requests, answers those under way, then closes every connection. */
@@ -89,6 +89,6 @@ export class WriteServer {
 
   /** Another server may have taken the path since (see `WriteRoute`): only our own file goes. */
   private removeSocketFile(): void {
-    if (this.inode !== undefined && inodeOf(this.path) === this.inode) rmSync(this.path, { force: true });
+    if (this.identity !== undefined && identityOf(this.path) === this.identity) rmSync(this.path, { force: true });
   }
 }
