@@ -4,7 +4,8 @@ import { openedHere } from './hook-open.js';
 import { HOOK_CLIENTS, type HookClient, runHook } from './hook-run.js';
 
 /**
- * `baton hook claude`: answers one Claude Code hook event (docs/protocol.md, "Liveness").
+ * `baton hook claude` and `baton hook cursor`: answer one hook event of Claude Code or
+ * Cursor (docs/protocol.md, "Liveness").
  * The `baton` bin runs it from a bundle of its own (mcp-server/hook-main.ts) so that it
  * loads neither the MCP SDK nor the CLI: it runs on every tool call of the agent.
  */
