@@ -15,8 +15,9 @@ export function registerHookCommand(program: Command, deps: CliDeps): void {
     .summary("answer an agent's hook event (installed by baton init)")
     .description(
       "answer one hook event of a coding agent: JSON on stdin, the client's answer on stdout, exit 0 always. " +
-        "Every event is activity of the agent's Baton sessions; PostToolUse renews their leases and tells of a lost one; " +
-        'Stop asks once for a checkpoint; SessionEnd records the end. Prints nothing when Baton cannot answer',
+        "Every event is activity of the agent's Baton sessions; a tool call renews their leases; a lost lease is told once; " +
+        "a stop asks once for a checkpoint; Claude Code's SessionEnd records the end. Never blocks the agent: when Baton " +
+        "cannot answer it prints nothing (claude) or the event's empty answer (cursor)",
     )
     .argument('<client>', `the agent's client: ${HOOK_CLIENTS.join(', ')}`, parseClient)
     .action(async (client: HookClient) => {
