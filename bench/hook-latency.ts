@@ -14,10 +14,12 @@ import { StdioClient } from './stdio-client.js';
  * `node dist/bench/hook-latency.js [--issues 10000] [--runs 60]` (after `npm run build &&
  * node bench/build.mjs`): the liveness section of the benchmark, runnable alone.
  *
- * 1. `baton hook claude` end to end, spawned as Claude Code spawns it (a child of the
- *    process whose child is also the agent's server): PostToolUse when a renewal is due,
- *    PostToolUse when it is not (the common case within a burst of tool calls), and Stop.
- *    Beside it, in the same rounds, bare `node -e 0` and `baton --version` (the whole CLI).
+ * 1. `baton hook claude` and `baton hook cursor` end to end, spawned as Claude Code and
+ *    Cursor spawn them (a child of the process whose child is also the agent's server): a
+ *    tool event (PostToolUse, afterMCPExecution) when a renewal is due, the same when it
+ *    is not (the common case within a burst of tool calls), and a stop that asks for a
+ *    checkpoint. Beside them, in the same rounds, bare `node -e 0` and `baton --version`
+ *    (the whole CLI).
  * 2. What recording activity costs a read call, in one process on the same database: a
  *    read (get_issue) alone, with the lost-lease look-up every answer makes, and with a
  *    durable write of the activity after each read (what the throttled writer avoids).
@@ -42,7 +44,7 @@ function timeSpawn(args: string[], env: NodeJS.ProcessEnv, input: string): Promi
 
 function line(name: string, ms: number[]): string {
   const s = summarize(ms);
-  return `${name.padEnd(44)} p50 ${String(round(s.p50)).padStart(7)} ms   p99 ${String(round(s.p99)).padStart(7)} ms   (n=${s.count})`;
+  return `${name.padEnd(56)} p50 ${String(round(s.p50)).padStart(7)} ms   p99 ${String(round(s.p99)).padStart(7)} ms   (n=${s.count})`;
 }
 
 async function main(): Promise<void> {
@@ -62,28 +64,47 @@ async function main(): Promise<void> {
     const event = (name: string, more: object) => JSON.stringify({ session_id: 's', transcript_path: '/dev/null', cwd: dir, hook_event_name: name, ...more });
     const post = event('PostToolUse', { tool_name: 'Edit', tool_input: {}, tool_response: {}, tool_use_id: 't' });
     const stop = event('Stop', { stop_hook_active: false });
+    const cursorEvent = (name: string, more: object) =>
+      JSON.stringify({ conversation_id: 'c', generation_id: 'g', model: 'm', hook_event_name: name, cursor_version: '1.7', workspace_roots: [dir], user_email: null, ...more });
+    const clients = {
+      claude: { tool: post, stop, asked: '"block"' },
+      cursor: {
+        tool: cursorEvent('afterMCPExecution', { tool_name: 'get_issue', tool_input: '{}', result_json: '{}', duration: 5 }),
+        stop: cursorEvent('stop', { status: 'completed', loop_count: 0 }),
+        asked: '"followup_message"',
+      },
+    };
 
-    const times: Record<string, number[]> = { bare: [], version: [], due: [], notDue: [], stop: [] };
+    const times: Record<string, number[]> = { bare: [], version: [] };
+    for (const client of Object.keys(clients)) for (const kind of ['due', 'notDue', 'stop']) times[`${client}.${kind}`] = [];
     for (let i = 0; i < RUNS; i++) {
       times.bare.push((await timeSpawn(['-e', '0'], env, '')).ms);
       times.version.push((await timeSpawn([CLI, '--version'], env, '')).ms);
-      // Leaves the session quiet and the lease stale, so that this PostToolUse renews.
-      await new Promise((r) => setTimeout(r, 1_100));
-      times.due.push((await timeSpawn([CLI, 'hook', 'claude'], env, post)).ms);
-      times.notDue.push((await timeSpawn([CLI, 'hook', 'claude'], env, post)).ms);
-      const stopped = await timeSpawn([CLI, 'hook', 'claude'], env, stop);
-      if (!stopped.stdout.includes('"block"')) throw new Error(`Stop was not blocked: ${stopped.stdout}`);
-      times.stop.push(stopped.ms);
+      // Each client goes first every other round, so that neither gains from running second.
+      const order = i % 2 === 0 ? (['claude', 'cursor'] as const) : (['cursor', 'claude'] as const);
+      for (const client of order) {
+        const { tool, stop: stopInput, asked } = clients[client];
+        // Leaves the session quiet and the lease stale, so that this tool event renews.
+        await new Promise((r) => setTimeout(r, 1_100));
+        times[`${client}.due`].push((await timeSpawn([CLI, 'hook', client], env, tool)).ms);
+        times[`${client}.notDue`].push((await timeSpawn([CLI, 'hook', client], env, tool)).ms);
+        const stopped = await timeSpawn([CLI, 'hook', client], env, stopInput);
+        if (!stopped.stdout.includes(asked)) throw new Error(`${client}'s stop was not asked for a checkpoint: ${stopped.stdout}`);
+        times[`${client}.stop`].push(stopped.ms);
+      }
     }
     await server.close();
 
     const out = [
-      `baton hook claude at ${ISSUES} issues (file store), ${RUNS} rounds, end to end (spawn to exit):`,
+      `baton hook claude and baton hook cursor at ${ISSUES} issues (file store), ${RUNS} rounds, end to end (spawn to exit):`,
       line('node -e 0 (the floor of any process)', times.bare),
       line('baton --version (the whole CLI bundle)', times.version),
-      line('hook PostToolUse (renewal may be due)', times.due),
-      line('hook PostToolUse right after (nothing due)', times.notDue),
-      line('hook Stop (blocks: no checkpoint)', times.stop),
+      line('hook claude PostToolUse (renewal may be due)', times['claude.due']),
+      line('hook claude PostToolUse right after (nothing due)', times['claude.notDue']),
+      line('hook claude Stop (blocks: no checkpoint)', times['claude.stop']),
+      line('hook cursor afterMCPExecution (renewal may be due)', times['cursor.due']),
+      line('hook cursor afterMCPExecution right after (nothing due)', times['cursor.notDue']),
+      line('hook cursor stop (follow-up: no checkpoint)', times['cursor.stop']),
       '',
       ...(await readCosts(db)),
     ];

@@ -8,11 +8,26 @@ export const CLAUDE_SETTINGS_FILE = '.claude/settings.json';
 /** The events `baton hook claude` answers (docs/protocol.md, "Liveness"). */
 export const CLAUDE_HOOK_EVENTS = ['PostToolUse', 'UserPromptSubmit', 'Stop', 'SessionEnd'] as const;
 
+/** Cursor's project hooks. */
+export const CURSOR_HOOKS_FILE = '.cursor/hooks.json';
+
+/**
+ * The events `baton hook cursor` answers. Never `beforeShellExecution` nor
+ * `beforeMCPExecution`: their answer is a permission, and Baton's would override what the
+ * user's own settings ask about.
+ */
+export const CURSOR_HOOK_EVENTS = ['beforeSubmitPrompt', 'afterMCPExecution', 'afterShellExecution', 'afterFileEdit', 'stop'] as const;
+
+/** The version of Cursor's hooks file that Baton writes. */
+const CURSOR_HOOKS_VERSION = 1;
+
 /** Seconds Claude Code gives the hook before going on without it. */
 const HOOK_TIMEOUT_SECONDS = 10;
 
-/** Baton's own hook command, whatever launches it: `… hook claude` run by `baton` or its script. */
-const BATON_HOOK = /(^|[\s/"'])(baton|cli\.js)["']?\s+hook\s+claude\s*$/;
+/** A hook command that is Baton's, whatever launches it: `… hook <client>` run by `baton` or its script. */
+function isBatonHook(command: unknown, client: 'claude' | 'cursor'): boolean {
+  return typeof command === 'string' && new RegExp(`(^|[\\s/"'])(baton|cli\\.js)["']?\\s+hook\\s+${client}\\s*$`).test(command);
+}
 
 /**
  * Merges Baton's hooks into `.claude/settings.json` (`hooks.<Event>: [{ matcher, hooks:
@@ -26,31 +41,74 @@ const BATON_HOOK = /(^|[\s/"'])(baton|cli\.js)["']?\s+hook\s+claude\s*$/;
  * @returns the file's new text, or null when it is up to date.
  */
 export function planClaudeHooks(repoRoot: string, command: string): { path: string; text: string | null } {
-  const path = join(repoRoot, CLAUDE_SETTINGS_FILE);
-  const settings = readJsonConfig(path);
+  const entry = { type: 'command', command, timeout: HOOK_TIMEOUT_SECONDS };
+  return planHooks(join(repoRoot, CLAUDE_SETTINGS_FILE), CLAUDE_HOOK_EVENTS, (_, groups) => {
+    let found = false;
+    const updated = groups.map((group) => {
+      if (found || !isJsonObject(group) || !Array.isArray(group.hooks)) return group;
+      const at = group.hooks.findIndex((hook) => isJsonObject(hook) && isBatonHook(hook.command, 'claude'));
+      if (at < 0) return group;
+      found = true;
+      const hooks = [...group.hooks];
+      hooks[at] = { ...(hooks[at] as Record<string, unknown>), ...entry };
+      return { ...group, hooks };
+    });
+    return { updated, entry: found ? null : entry };
+  }, (event, entry) => (event === 'PostToolUse' ? { matcher: '', hooks: [entry] } : { hooks: [entry] }));
+}
+
+/**
+ * Merges Baton's hooks into Cursor's `.cursor/hooks.json` (`{ version: 1, hooks:
+ * { <event>: [{ command }] } }`) with the same guarantees as `planClaudeHooks`: Baton's
+ * entry of an event (`… hook cursor`) gets its command updated and keeps its other keys
+ * (`loop_limit`, `matcher`…); every other entry, event and key stays. A file of another
+ * `version` than 1 is refused too, as Baton does not know its format.
+ */
+export function planCursorHooks(repoRoot: string, command: string): { path: string; text: string | null } {
+  const path = join(repoRoot, CURSOR_HOOKS_FILE);
+  return planHooks(
+    path,
+    CURSOR_HOOK_EVENTS,
+    (_, entries) => {
+      const at = entries.findIndex((hook) => isJsonObject(hook) && isBatonHook(hook.command, 'cursor'));
+      if (at < 0) return { updated: entries, entry: { command } };
+      const updated = [...entries];
+      updated[at] = { ...(entries[at] as Record<string, unknown>), command };
+      return { updated, entry: null };
+    },
+    (_, entry) => entry,
+    (settings) => {
+      if (settings.version === undefined) return { version: CURSOR_HOOKS_VERSION, ...settings };
+      if (settings.version !== CURSOR_HOOKS_VERSION) throw new ClientConfigError(path, `has "version": ${JSON.stringify(settings.version)}; Baton writes version ${CURSOR_HOOKS_VERSION} only. Add its hooks by hand.`);
+      return settings;
+    },
+  );
+}
+
+/**
+ * The frame both files share: `hooks` an object of lists by event, each event's list
+ * merged by `merge` (which answers the list with Baton's entry updated in place, or the
+ * entry to add), the new entry wrapped by `wrap`, and the whole file checked by `top`.
+ */
+function planHooks(
+  path: string,
+  events: readonly string[],
+  merge: (event: string, list: unknown[]) => { updated: unknown[]; entry: Record<string, unknown> | null },
+  wrap: (event: string, entry: Record<string, unknown>) => unknown,
+  top: (settings: Record<string, unknown>) => Record<string, unknown> = (settings) => settings,
+): { path: string; text: string | null } {
+  const read = readJsonConfig(path);
+  const settings = top(read);
   const hooks = settings.hooks ?? {};
   if (!isJsonObject(hooks)) throw new ClientConfigError(path, '"hooks" must be an object; Baton will not replace it.');
   const merged: Record<string, unknown> = { ...hooks };
-  for (const event of CLAUDE_HOOK_EVENTS) merged[event] = mergeEvent(path, event, hooks[event], command);
-  if (JSON.stringify(merged) === JSON.stringify(hooks)) return { path, text: null };
+  for (const event of events) {
+    const list = hooks[event] ?? [];
+    if (!Array.isArray(list)) throw new ClientConfigError(path, `"hooks.${event}" must be a list; Baton will not replace it.`);
+    const { updated, entry } = merge(event, list);
+    merged[event] = entry === null ? updated : [...updated, wrap(event, entry)];
+  }
+  if (JSON.stringify(merged) === JSON.stringify(hooks) && settings === read) return { path, text: null };
   checkWritable(path);
   return { path, text: `${JSON.stringify({ ...settings, hooks: merged }, null, 2)}\n` };
-}
-
-function mergeEvent(path: string, event: string, groups: unknown, command: string): unknown[] {
-  if (groups !== undefined && !Array.isArray(groups)) throw new ClientConfigError(path, `"hooks.${event}" must be a list; Baton will not replace it.`);
-  const entry = { type: 'command', command, timeout: HOOK_TIMEOUT_SECONDS };
-  let found = false;
-  const updated = (groups ?? []).map((group) => {
-    if (found || !isJsonObject(group) || !Array.isArray(group.hooks)) return group;
-    const at = group.hooks.findIndex((hook) => isJsonObject(hook) && typeof hook.command === 'string' && BATON_HOOK.test(hook.command));
-    if (at < 0) return group;
-    found = true;
-    const hooks = [...group.hooks];
-    hooks[at] = { ...(hooks[at] as Record<string, unknown>), ...entry };
-    return { ...group, hooks };
-  });
-  // PostToolUse groups match tool names: "" matches every tool. The other events take no matcher.
-  if (!found) updated.push(event === 'PostToolUse' ? { matcher: '', hooks: [entry] } : { hooks: [entry] });
-  return updated;
 }

@@ -1,7 +1,7 @@
 import { buildStory, type Story } from './history/story.js';
 import type { HookProcess } from './hooks/agent-sessions.js';
 import { answerHook } from './hooks/answer-hook.js';
-import type { HookAnswer, HookInput } from './hooks/claude-format.js';
+import type { HookAnswer, HookInput } from './hooks/hook-event.js';
 import type * as In from './inputs.js';
 import { LIMITS } from './limits.js';
 import { ok, type Result } from './result.js';

@@ -1,5 +1,5 @@
 import type { HookProcess } from '../../shared/hooks/agent-sessions.js';
-import type { HookAnswer, HookInput } from '../../shared/hooks/claude-format.js';
+import type { HookAnswer, HookInput } from '../../shared/hooks/hook-event.js';
 import type { Location } from '../../shared/location.js';
 import { openBaton } from '../../shared/open.js';
 import type { Result } from '../../shared/result.js';

@@ -5,14 +5,18 @@ import { loadConfig } from '../../shared/config.js';
 import { writerSocketFor } from '../../shared/forwarding/socket-path.js';
 import { WriterLink } from '../../shared/forwarding/writer-link.js';
 import { ancestors, type HookProcess } from '../../shared/hooks/agent-sessions.js';
-import { claudeOutput, type HookAnswer, type HookInput, parseClaudeInput } from '../../shared/hooks/claude-format.js';
+import { claudeFormat } from '../../shared/hooks/claude-format.js';
+import { cursorFormat } from '../../shared/hooks/cursor-format.js';
+import type { HookAnswer, HookFormat, HookInput } from '../../shared/hooks/hook-event.js';
 import { type Location, resolveLocation } from '../../shared/location.js';
 import type { Result } from '../../shared/result.js';
 import type { OpenHere } from './hook-open.js';
 
 /** The clients whose hooks Baton answers. */
-export const HOOK_CLIENTS = ['claude'] as const;
+export const HOOK_CLIENTS = ['claude', 'cursor'] as const;
 export type HookClient = (typeof HOOK_CLIENTS)[number];
+
+const FORMATS: Record<HookClient, HookFormat> = { claude: claudeFormat, cursor: cursorFormat };
 
 /** How long the hook waits for the server writing for the others before opening the store itself. */
 const WRITER_TIMEOUT_MS = 3_000;
@@ -22,7 +26,8 @@ type HookIo = { stdin: NodeJS.ReadableStream; stdout: { write(text: string): unk
 /**
  * One hook event: reads the client's JSON on stdin, answers on stdout in its format, and
  * always exits 0. Whenever Baton cannot answer (no database here, the store unavailable,
- * input it does not know, any error) it prints nothing: a hook must never stop the agent.
+ * input it does not know, any error) it answers as if it had nothing to say: nothing
+ * (Claude Code), or the event's empty answer (Cursor). A hook must never stop the agent.
  *
  * The event is answered where the database is already open: by the agents' server that
  * writes for the others (shared/forwarding), over its socket, as one operation. Only
@@ -30,19 +35,27 @@ type HookIo = { stdin: NodeJS.ReadableStream; stdout: { write(text: string): unk
  * then), which at 10k issues costs loading the whole file.
  */
 export async function runHook(client: HookClient, io: HookIo, openHere: () => OpenHere): Promise<void> {
+  const format = FORMATS[client];
+  let name: string | null = null;
+  let answer: HookAnswer | null = null;
   try {
-    const input = parseClaudeInput(await readAll(io.stdin));
-    if (input === null) return;
-    const location = resolveLocation({ cwd: input.cwd ?? io.cwd, env: io.env });
-    // A hook never creates a database: no database, nothing to say.
-    if (!io.env.BATON_DATABASE_URL && !existsSync(location.dbPath)) return;
-    const hook: HookProcess = { ancestors: ancestors(io.pid), host: hostname(), worktree: location.worktree, agent: io.env.BATON_AGENT || undefined };
-    const answer = (await throughWriter(location, input, hook, io)) ?? (await openHere()(location, input, hook, io.env, io.cwd));
-    const output = answer?.ok && answer.value && client === 'claude' ? claudeOutput(input.event, answer.value) : null;
-    if (output) io.stdout.write(`${output}\n`);
+    const event = format.parse(await readAll(io.stdin), io.cwd);
+    name = event?.name ?? null;
+    if (event !== null) answer = await answerEvent(event.input, io, openHere);
   } catch {
-    // Printing nothing is the answer: the agent goes on as if Baton were not there.
+    // No answer is the answer: the agent goes on as if Baton were not there.
   }
+  const output = format.output(name, answer);
+  if (output !== null) io.stdout.write(`${output}\n`);
+}
+
+async function answerEvent(input: HookInput, io: HookIo, openHere: () => OpenHere): Promise<HookAnswer | null> {
+  const location = resolveLocation({ cwd: input.cwd ?? io.cwd, env: io.env });
+  // A hook never creates a database: no database, nothing to say.
+  if (!io.env.BATON_DATABASE_URL && !existsSync(location.dbPath)) return null;
+  const hook: HookProcess = { ancestors: ancestors(io.pid), host: hostname(), worktree: location.worktree, agent: io.env.BATON_AGENT || undefined };
+  const answer = (await throughWriter(location, input, hook, io)) ?? (await openHere()(location, input, hook, io.env, io.cwd));
+  return answer?.ok ? answer.value : null;
 }
 
 /** The event answered by the server writing for the others; undefined when there is none to ask. */

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
-import { resolve } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { applyClientConfig, ClientConfigError, planClientConfig, SERVER_ENV, type ServerCommand } from '../../shared/client-config.js';
 import { batonError } from '../../shared/errors.js';
-import { CLAUDE_SETTINGS_FILE, planClaudeHooks } from '../../shared/hook-config.js';
+import { CLAUDE_SETTINGS_FILE, CURSOR_HOOKS_FILE, planClaudeHooks, planCursorHooks } from '../../shared/hook-config.js';
 import { resolveLocation } from '../../shared/location.js';
 import type { CliDeps, CommonOptions } from './context.js';
 import { action, withCommonOptions } from './context.js';
@@ -40,11 +41,12 @@ export function registerInitCommand(program: Command, deps: CliDeps): void {
       .summary('configure Claude Code and VS Code to start this server')
       .description(
         'write or merge .mcp.json (Claude Code) and .vscode/mcp.json (VS Code) so agents start this server, ' +
-          `and Claude Code's hooks into ${CLAUDE_SETTINGS_FILE} (baton hook claude); keeps every other entry, safe to run again`,
+          `and Claude Code's hooks into ${CLAUDE_SETTINGS_FILE} (baton hook claude), and Cursor's into ${CURSOR_HOOKS_FILE} ` +
+          '(baton hook cursor) where the project has a .cursor folder; keeps every other entry, safe to run again',
       )
       .option('--use-path', 'launch `baton serve` from PATH instead of this script by its absolute path')
       .option('--guard', 'also install the pre-push hook that refuses pushes of branches other worktrees hold (baton guard install)')
-      .option('--no-hooks', `leave Claude Code's hooks out of ${CLAUDE_SETTINGS_FILE}`),
+      .option('--no-hooks', `leave the agents' hooks out (${CLAUDE_SETTINGS_FILE}, ${CURSOR_HOOKS_FILE})`),
   ).action(
     action<InitOptions, []>(deps, async (ctx, opts) => {
       const location = resolveLocation({ cwd: deps.cwd, db: opts.db, env: deps.env });
@@ -63,7 +65,11 @@ export function registerInitCommand(program: Command, deps: CliDeps): void {
       // creates the database now, so `baton doctor` and the editor find it before any
       // agent runs). Only then are the files written.
       const plan = clientConfig(() => planClientConfig(root, launch));
-      if (opts.hooks !== false) plan.files.push(clientConfig(() => planClaudeHooks(root, hookCommand(opts.usePath ? null : deps.cliPath))));
+      if (opts.hooks !== false) {
+        const cliPath = opts.usePath ? null : deps.cliPath;
+        plan.files.push(clientConfig(() => planClaudeHooks(root, hookCommand(cliPath, 'claude'))));
+        if (usesCursor(root)) plan.files.push(clientConfig(() => planCursorHooks(root, hookCommand(cliPath, 'cursor'))));
+      }
       const { location: opened } = await ctx.open();
       const files = clientConfig(() => applyClientConfig(plan));
       const guard = opts.guard ? installGuard(deps) : undefined;
@@ -80,12 +86,22 @@ export function registerInitCommand(program: Command, deps: CliDeps): void {
   );
 }
 
-/** The command Claude Code runs for each hook event: this script by its absolute path, or `baton` from PATH. */
-function hookCommand(cliPath: string | null): string {
-  if (cliPath === null) return 'baton hook claude';
+/** The command the client runs for each hook event: this script by its absolute path, or `baton` from PATH. */
+function hookCommand(cliPath: string | null, client: 'claude' | 'cursor'): string {
+  if (cliPath === null) return `baton hook ${client}`;
   // Run by a shell: a path with spaces or quotes is quoted.
   const script = /^[\w@%+=:,./-]+$/.test(cliPath) ? cliPath : `'${cliPath.replace(/'/g, `'\\''`)}'`;
-  return `node ${script} hook claude`;
+  return `node ${script} hook ${client}`;
+}
+
+/**
+ * Whether the project uses Cursor: it has a `.cursor` folder (its MCP configuration, rules
+ * or hooks). Unlike Claude Code's settings, Cursor's hooks are not written into every
+ * repository: a `.cursor` folder of Baton's own would look like a Cursor project to others.
+ */
+function usesCursor(root: string): boolean {
+  const dir = join(root, '.cursor');
+  return existsSync(dir) && statSync(dir).isDirectory();
 }
 
 /** Runs a step on the client configuration files; a file it refuses is a refused operation naming the file. */

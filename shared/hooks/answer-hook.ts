@@ -4,20 +4,20 @@ import { activityWriteMs } from '../rules/renewal.js';
 import type { ClaimView, SessionRecord } from '../types.js';
 import { isProcessAlive } from '../sessions.js';
 import { agentSessions, type HookProcess } from './agent-sessions.js';
-import type { HookAnswer, HookInput } from './claude-format.js';
+import type { HookAnswer, HookInput } from './hook-event.js';
 
 /**
  * What Baton does for one hook event (`Baton.hookEvent`, which runs it where the store is
  * open: in the server writing for the others when there is one, so that a hook process
- * need not load the database) of an agent (docs/protocol.md, "Liveness"):
+ * need not load the database) of an agent, whichever its client (docs/protocol.md, "Liveness"):
  *
  * - every event is activity of the agent's sessions;
- * - PostToolUse also renews their leases, so a working agent need not call heartbeat;
- * - PostToolUse and UserPromptSubmit tell it, once, of each lease it lost;
- * - Stop (not when `stopHookActive`) is refused once while it holds a live lease it has
- *   not checkpointed within `checkpointNudgeSeconds`;
- * - SessionEnd records the end of its sessions (not on `clear`, after which Claude Code
- *   keeps its servers); the leases are left to expire, so a restarted agent takes them over.
+ * - a tool call also renews their leases, so a working agent need not call heartbeat;
+ * - an event whose answer reaches the agent (`tells`) tells it, once, of each lease it lost;
+ * - a stop (not when `continuing`) that tells no loss asks once, while the agent holds a
+ *   live lease it has not checkpointed within `checkpointNudgeSeconds`, to checkpoint first;
+ * - a session's end records the end of its sessions (not on `clear`, after which Claude
+ *   Code keeps its servers); the leases are left to expire, so a restarted agent takes them over.
  *
  * Writes only when something is due: activity older than `activityWriteMs`, a lease
  * renewed longer ago than a sixth of its length, a loss to tell, an end.
@@ -33,25 +33,25 @@ export async function answerHook(baton: ServiceOperations, input: HookInput, hoo
   if (!claims.ok) return null;
   const held = claims.value.claims.filter((c) => ids.includes(c.session));
 
-  if (input.event === 'SessionEnd') {
+  if (input.event === 'end') {
     if (input.reason !== 'clear') await baton.endSessions({ sessions: ids });
     return null;
   }
   const { idleSeconds, leaseSeconds } = baton.config;
   const quiet = mine.some((s) => ctx.now - Date.parse(s.lastActiveAt ?? s.startedAt) >= activityWriteMs(idleSeconds));
-  if (input.event === 'PostToolUse' && (quiet || held.some((c) => ctx.now - Date.parse(c.lastRenewedAt) >= (leaseSeconds * 1000) / 6))) {
+  if (input.event === 'tool' && (quiet || held.some((c) => ctx.now - Date.parse(c.lastRenewedAt) >= (leaseSeconds * 1000) / 6))) {
     await baton.renewLeases({ sessions: ids, active: true });
   } else if (quiet) {
     await baton.markActive({ sessions: ids });
   }
 
-  if (input.event === 'PostToolUse' || input.event === 'UserPromptSubmit') {
+  if (input.tells) {
     const notices = await baton.leaseNotices({ sessions: ids });
-    return notices.ok && notices.value.notices.length > 0 ? { kind: 'context', text: noticesText(notices.value.notices) } : null;
+    if (notices.ok && notices.value.notices.length > 0) return { kind: 'lost', text: noticesText(notices.value.notices) };
   }
-  if (input.event === 'Stop' && !input.stopHookActive) {
+  if (input.event === 'stop' && !input.continuing) {
     const unsaved = uncheckpointed(held, baton.config.checkpointNudgeSeconds, ctx.now);
-    if (unsaved.length > 0) return { kind: 'block', reason: stopReason(unsaved) };
+    if (unsaved.length > 0) return { kind: 'nudge', text: stopReason(unsaved) };
   }
   return null;
 }

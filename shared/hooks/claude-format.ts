@@ -1,50 +1,37 @@
+import { type HookEvent, type HookFormat, readEventObject } from './hook-event.js';
+
 /**
- * Claude Code's hook formats, as the types of `@anthropic-ai/claude-agent-sdk` give them
+ * Claude Code's hook format, as the types of `@anthropic-ai/claude-agent-sdk` give them
  * (`BaseHookInput`, `PostToolUseHookInput`, `StopHookInput`, `SyncHookJSONOutput`…): a JSON
- * object on stdin, an answer as JSON on stdout with exit status 0.
+ * object on stdin, an answer as JSON on stdout with exit status 0, nothing when there is
+ * nothing to say.
  */
+const EVENTS: Readonly<Record<string, HookEvent>> = { PostToolUse: 'tool', UserPromptSubmit: 'prompt', Stop: 'stop', SessionEnd: 'end' };
 
-/** The events Baton acts on; any other is activity only. */
-export type HookEvent = 'PostToolUse' | 'UserPromptSubmit' | 'Stop' | 'SubagentStop' | 'SessionEnd' | 'other';
+export const claudeFormat: HookFormat = {
+  parse(text) {
+    const input = readEventObject(text);
+    if (input === null) return null;
+    const name = input.hook_event_name;
+    const event = EVENTS[name] ?? 'other';
+    return {
+      name,
+      input: {
+        event,
+        cwd: typeof input.cwd === 'string' ? input.cwd : null,
+        // Only these take added context (`hookSpecificOutput.additionalContext`).
+        tells: event === 'tool' || event === 'prompt',
+        continuing: input.stop_hook_active === true,
+        reason: typeof input.reason === 'string' ? input.reason : null,
+      },
+    };
+  },
 
-/** What Baton reads of a hook's input, whichever client sent it. */
-export interface HookInput {
-  event: HookEvent;
-  /** The directory the agent works in: its git top level names the worktree. */
-  cwd: string | null;
-  /** Stop only: the agent is already continuing because a stop hook blocked it. */
-  stopHookActive: boolean;
-  /** SessionEnd only: why (Claude Code: clear, resume, logout, prompt_input_exit, other). */
-  reason: string | null;
-}
-
-const EVENTS: ReadonlySet<string> = new Set(['PostToolUse', 'UserPromptSubmit', 'Stop', 'SubagentStop', 'SessionEnd']);
-
-/** Claude Code's input; null when it is not a JSON object naming its event. */
-export function parseClaudeInput(text: string): HookInput | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (typeof value !== 'object' || value === null) return null;
-  const input = value as Record<string, unknown>;
-  if (typeof input.hook_event_name !== 'string') return null;
-  return {
-    event: EVENTS.has(input.hook_event_name) ? (input.hook_event_name as HookEvent) : 'other',
-    cwd: typeof input.cwd === 'string' ? input.cwd : null,
-    stopHookActive: input.stop_hook_active === true,
-    reason: typeof input.reason === 'string' ? input.reason : null,
-  };
-}
-
-/** What the hook tells the agent: context added to what it reads next, or a stop refused once. */
-export type HookAnswer = { kind: 'context'; text: string } | { kind: 'block'; reason: string };
-
-/** The answer in Claude Code's output format (`hookSpecificOutput.additionalContext`, `decision: "block"`). */
-export function claudeOutput(event: HookEvent, answer: HookAnswer): string | null {
-  if (answer.kind === 'block') return event === 'Stop' || event === 'SubagentStop' ? JSON.stringify({ decision: 'block', reason: answer.reason }) : null;
-  if (event !== 'PostToolUse' && event !== 'UserPromptSubmit') return null;
-  return JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: answer.text } });
-}
+  output(name, answer) {
+    if (answer === null || name === null) return null;
+    // A nudge refuses the stop once: Claude Code goes on with the reason as its prompt.
+    if (answer.kind === 'nudge') return name === 'Stop' ? JSON.stringify({ decision: 'block', reason: answer.text }) : null;
+    if (name !== 'PostToolUse' && name !== 'UserPromptSubmit') return null;
+    return JSON.stringify({ hookSpecificOutput: { hookEventName: name, additionalContext: answer.text } });
+  },
+};

@@ -173,6 +173,35 @@ describe('baton init', () => {
     expect(existsSync(join(repo.main, '.claude', 'settings.json'))).toBe(false);
   });
 
+  it("writes Cursor's hooks only where the project has a .cursor folder, and leaves them out with --no-hooks", async () => {
+    expect((await runCli(['init'], { cwd: repo.main })).status).toBe(0);
+    expect(existsSync(join(repo.main, '.cursor'))).toBe(false);
+
+    mkdirSync(join(repo.main, '.cursor'));
+    expect((await runCli(['init', '--no-hooks'], { cwd: repo.main })).status).toBe(0);
+    expect(existsSync(join(repo.main, '.cursor', 'hooks.json'))).toBe(false);
+
+    const run = await runCli(['init', '--json'], { cwd: repo.main });
+    expect(run.json().written).toEqual([join(repo.main, '.cursor', 'hooks.json')]);
+    const ours = [{ command: `node ${CLI} hook cursor` }];
+    expect(read('.cursor/hooks.json')).toEqual({
+      version: 1,
+      hooks: { beforeSubmitPrompt: ours, afterMCPExecution: ours, afterShellExecution: ours, afterFileEdit: ours, stop: ours },
+    });
+    expect((await runCli(['init', '--json'], { cwd: repo.main })).json().written).toEqual([]);
+  });
+
+  it('refuses a .cursor/hooks.json it cannot rewrite faithfully, and writes no file', async () => {
+    mkdirSync(join(repo.main, '.cursor'));
+    const text = '{"version": 1, "hooks": {"stop": {"command": "./notify.sh"}}}';
+    writeFileSync(join(repo.main, '.cursor', 'hooks.json'), text);
+    const run = await runCli(['init'], { cwd: repo.main });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('hooks.json');
+    expect(readFileSync(join(repo.main, '.cursor', 'hooks.json'), 'utf8')).toBe(text);
+    expect(existsSync(join(repo.main, '.mcp.json'))).toBe(false);
+  });
+
   it.each([
     ['hooks that are not an object', '{"hooks": []}'],
     ["an event's hooks that are not a list", '{"hooks": {"Stop": {"command": "x"}}}'],

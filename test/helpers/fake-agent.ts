@@ -8,7 +8,8 @@ import { CLI } from './spawnServer.js';
 export interface FakeAgent {
   serverPid: number;
   call(tool: string, args?: Record<string, unknown>): Promise<any>;
-  hook(input: Record<string, unknown>): Promise<{ status: number | null; stdout: string }>;
+  /** Runs `baton hook <client>` (default claude) as the agent's child, from its directory or `cwd`. */
+  hook(input: Record<string, unknown>, options?: { client?: 'claude' | 'cursor'; cwd?: string }): Promise<{ status: number | null; stdout: string }>;
   close(): Promise<void>;
 }
 
@@ -38,7 +39,7 @@ export async function startFakeAgent(cwd: string, env: Record<string, string>): 
   return {
     serverPid: ready.serverPid,
     call: async (tool, args = {}) => (await send({ call: tool, args })).result,
-    hook: (input) => send({ hook: input }),
+    hook: (input, options = {}) => send({ hook: input, ...options }),
     close: async () => {
       child.stdin.end();
       await new Promise((done) => child.once('exit', done));

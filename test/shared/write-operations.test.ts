@@ -125,7 +125,7 @@ const CALLS: Record<Operation, Call> = {
   // A session ending is the hook event that writes whatever the timing.
   hookEvent: async ({ baton, other }) => {
     value(await other.registerSession({ pid: process.pid, host: 'here' }));
-    return () => baton.hookEvent({ event: 'SessionEnd', cwd: null, stopHookActive: false, reason: 'logout' }, { ancestors: [process.pid], host: 'here', worktree: null });
+    return () => baton.hookEvent({ event: 'end', cwd: null, tells: false, continuing: false, reason: 'logout' }, { ancestors: [process.pid], host: 'here', worktree: null });
   },
   recordRenewalStopped: onIssue((b, key) => b.recordRenewalStopped({ stops: [{ key, detail: 'renewal stopped: idle' }] })),
   lostLeases: onOwnClaim((b) => b.lostLeases({ sessions: [b.caller.session] })),
