@@ -3,6 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { StoreUnavailableError, batonError } from '../shared/errors.js';
 import type { Result } from '../shared/result.js';
+import type { CallScope } from '../shared/service-operations.js';
 import type { Lease, LeaseNotice } from '../shared/types.js';
 import type { Core, ServerDeps } from './deps.js';
 import { parseInput, refusal, respond, withNotices } from './respond.js';
@@ -71,10 +72,11 @@ async function handle<I extends z.ZodObject, T extends object>(
     return parsed.answer;
   }
   try {
-    const core = await deps.core();
-    // The look-up for lost leases goes out with the call, not after it: where another server
-    // holds the database both cross to it together, and the call waits for one answer's time.
-    const [result, notices] = await Promise.all([tool.run(core, parsed.value), lostLeases(core)]);
+    // The look-up for lost leases rides with the call: where another server holds the
+    // database, the call's own request to it asks for them too.
+    const call = (await deps.core()).forCall();
+    const result = await tool.run(call.core, parsed.value);
+    const notices = await lostLeases(call);
     deps.active?.(result.ok && RECORD_ACTIVITY.has(tool.name));
     if (result.ok && tool.leases) deps.touched(tool.leases(result.value));
     return withNotices(respond(result, tool.render), notices);
@@ -88,7 +90,7 @@ async function handle<I extends z.ZodObject, T extends object>(
 }
 
 /** What the session lost since it last heard; none when the store cannot say now (the next call asks again). */
-async function lostLeases(core: Core): Promise<LeaseNotice[]> {
-  const found = await core.leaseNotices();
+async function lostLeases(call: CallScope<Core>): Promise<LeaseNotice[]> {
+  const found = await call.notices();
   return found.ok ? found.value.notices : [];
 }

@@ -200,13 +200,22 @@ export abstract class ServiceOperations extends SessionOperations {
     return this.tellLosses({ losses: found.value });
   }
 
+  /**
+   * This core as one tool call uses it, and the notices of the session's lost leases to
+   * give with that call's answer. A server that sends its calls to the writer has the
+   * look-up ride with the call's own request (shared/forwarding/forward-calls.ts).
+   */
+  forCall(): CallScope<this> {
+    return { core: this, notices: () => this.leaseNotices() };
+  }
+
   /** Leases these sessions lost and were not told of, with their tokens' hashes (never the tokens). */
-  async lostLeases(input: { sessions: string[] }): Promise<Result<(T.LeaseNotice & { hash: string })[]>> {
+  async lostLeases(input: { sessions: string[] }): Promise<Result<T.LostLease[]>> {
     return this.read(async (tx) => ok(await unnoticedLosses(tx, input.sessions)), { quiet: true });
   }
 
   /** Marks these losses told and answers those not told before (another call may have told one meanwhile). */
-  async tellLosses(input: { losses: (T.LeaseNotice & { hash: string })[] }): Promise<Result<{ notices: T.LeaseNotice[] }>> {
+  async tellLosses(input: { losses: T.LostLease[] }): Promise<Result<{ notices: T.LeaseNotice[] }>> {
     return this.write(async (tx) => ok({ notices: (await claimNotices(tx, input.losses)).map(({ hash: _, ...notice }) => notice) }));
   }
 
@@ -239,4 +248,11 @@ export abstract class ServiceOperations extends SessionOperations {
   async pushRefusals(input: { worktree: string | null; updates: PushUpdate[] }): Promise<Result<PushRefusal[]>> {
     return this.read(async (tx) => ok(await pushRefusals(tx, input.worktree, input.updates)));
   }
+}
+
+/** One tool call's view of the core (`forCall`). */
+export interface CallScope<Core> {
+  core: Core;
+  /** The session's lost leases not told yet, marked told: asked once the call has run. */
+  notices(): Promise<Result<{ notices: T.LeaseNotice[] }>>;
 }

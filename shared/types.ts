@@ -217,3 +217,6 @@ export interface LeaseNotice {
   by: string;
   at: string;
 }
+
+/** A lost lease found but not yet told, with its token's hash (never the token), which marks it told. */
+export type LostLease = LeaseNotice & { hash: string };

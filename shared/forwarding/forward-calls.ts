@@ -1,8 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Baton } from '../baton.js';
-import type { Result } from '../result.js';
+import { ok, type Result } from '../result.js';
 import type { SessionTokens } from '../rules/leases.js';
+import type { CallScope } from '../service-operations.js';
 import type { Store } from '../store/store.js';
+import type { LeaseNotice, LostLease } from '../types.js';
 import { runRead } from './forwarded-read.js';
 import { runTagged } from './tagged-write.js';
 import {
@@ -11,6 +13,7 @@ import {
   isReadOperation,
   isWriteOperation,
   isWriteRequest,
+  type LostLeasesAsked,
   RECORDS_WORKTREE,
   type ReadOperation,
   type WriteAnswer,
@@ -59,14 +62,25 @@ export function forwardCalls(baton: Baton, deps: { tokens: SessionTokens; store:
 
   const local = (op: string, args: unknown[]) => (baton[op as keyof Baton] as (...a: unknown[]) => Promise<Result<unknown>>).apply(baton, args);
 
-  const write = async (op: WriteOperation, args: unknown[]): Promise<Result<unknown>> => {
+  /** The lost-lease look-up of one tool call (`Baton.forCall`), asked by its first request. */
+  interface CallLosses {
+    asked: boolean;
+    found?: LostLease[];
+  }
+  const ask = (call: CallLosses | undefined): LostLeasesAsked => {
+    if (!call || call.asked) return {};
+    call.asked = true;
+    return { lostLeasesOf: [baton.caller.session] };
+  };
+
+  const write = async (op: WriteOperation, args: unknown[], call?: CallLosses): Promise<Result<unknown>> => {
     const link = await route.current();
     if (!link) return local(op, args);
     // randomUUID draws on a pool of entropy it refills now and then; randomBytes would
     // make a system call for every write (5 µs here, more on a loaded machine).
     const tag = { id: randomUUID().replaceAll('-', ''), key, confirmed };
     confirmed = [];
-    const request: Omit<WriteRequest, 'seq'> = { op, args, caller: baton.caller, config: baton.config, tokens: tokens.entries(), tag };
+    const request: Omit<WriteRequest, 'seq'> = { op, args, caller: baton.caller, config: baton.config, tokens: tokens.entries(), tag, ...ask(call) };
     if (RECORDS_WORKTREE.has(op)) request.git = await baton.worktreeState();
     let answer: WriteAnswer | undefined;
     try {
@@ -76,26 +90,43 @@ export function forwardCalls(baton: Baton, deps: { tokens: SessionTokens; store:
       if (answer && 'result' in answer && answer.recorded) confirmed.push(tag.id);
       else confirmed = [...tag.confirmed, ...confirmed];
     }
-    return settle(op, answer);
+    return settle(op, answer, call);
   };
 
-  const read = async (op: ReadOperation, args: unknown[]): Promise<Result<unknown>> => {
+  const read = async (op: ReadOperation, args: unknown[], call?: CallLosses): Promise<Result<unknown>> => {
     const link = await route.current();
     if (!link) return local(op, args);
-    return settle(op, await send({ op, args, caller: baton.caller, config: baton.config, tokens: tokens.entries() }, link));
+    return settle(op, await send({ op, args, caller: baton.caller, config: baton.config, tokens: tokens.entries(), ...ask(call) }, link), call);
   };
 
-  const settle = (op: string, answer: WriteAnswer): Result<unknown> => {
+  const settle = (op: string, answer: WriteAnswer, call: CallLosses | undefined): Result<unknown> => {
     if ('failure' in answer) throw new Error(`the writing server failed: ${answer.failure}`);
     tokens.apply(answer.tokens);
+    if (call && answer.lostLeases) call.found = answer.lostLeases;
     return decodeResult(op, answer.result);
   };
 
-  return new Proxy(baton, {
-    get(target, name, receiver) {
-      if (isWriteOperation(name)) return (...args: unknown[]) => write(name, args);
-      if (isReadOperation(name)) return (...args: unknown[]) => read(name, args);
-      return Reflect.get(target, name, receiver);
-    },
-  });
+  const view = (call?: CallLosses): Baton =>
+    new Proxy(baton, {
+      get(target, name, receiver) {
+        if (isWriteOperation(name)) return (...args: unknown[]) => write(name, args, call);
+        if (isReadOperation(name)) return (...args: unknown[]) => read(name, args, call);
+        if (name === 'forCall') return forCall;
+        return Reflect.get(target, name, receiver);
+      },
+    });
+
+  // The look-up rides with the call's first request to the writer; a call answered here
+  // (this server writes, or reached none) or whose answer brought none asks on its own.
+  const forCall = (): CallScope<Baton> => {
+    const call: CallLosses = { asked: false };
+    const core = view(call);
+    const notices = async (): Promise<Result<{ notices: LeaseNotice[] }>> => {
+      if (!call.found) return core.leaseNotices();
+      return call.found.length === 0 ? ok({ notices: [] }) : core.tellLosses({ losses: call.found });
+    };
+    return { core, notices };
+  };
+
+  return view();
 }

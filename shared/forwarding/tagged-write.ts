@@ -5,6 +5,7 @@ import { placeholders } from '../rules/rows.js';
 import type { Store, Tx } from '../store/store.js';
 import { fileSystemOf, isReadOnlySql, storePaths } from '../store/file-access.js';
 import { AnswerJournal } from './answer-journal.js';
+import { lostLeasesAsked } from './forwarded-read.js';
 import { seal, unseal } from './seal.js';
 import { FORWARDED_KEPT_MS, type RequestTag, UNRECORDED, type WriteAnswer, type WriteRequest } from './wire.js';
 
@@ -44,7 +45,7 @@ export async function runTagged(store: Store, request: WriteRequest): Promise<Wr
   });
   const operation = baton[request.op] as (...args: unknown[]) => Promise<Result<unknown>>;
   const result = await operation.apply(baton, request.args);
-  return { seq: request.seq, result, tokens: changes, recorded: outcome.recorded };
+  return { seq: request.seq, result, tokens: changes, recorded: outcome.recorded, ...(await lostLeasesAsked(baton, request)) };
 }
 
 /**

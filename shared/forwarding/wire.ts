@@ -2,7 +2,7 @@ import type { Baton } from '../baton.js';
 import type { BatonConfig } from '../config.js';
 import type { Result } from '../result.js';
 import type { TokenChange } from '../rules/leases.js';
-import type { Caller, GitState } from '../types.js';
+import type { Caller, GitState, LostLease } from '../types.js';
 
 /**
  * The operations of `Baton` that write: a server that does not write itself forwards them.
@@ -116,10 +116,20 @@ export interface WriteRequest {
   tag: RequestTag;
   /** The caller's worktree, for the operations in `RECORDS_WORKTREE`; absent, the writer reads it. */
   git?: GitState | null;
+  /** Sessions whose lost leases the writer looks up once the operation has run (`LostLeasesAsked`). */
+  lostLeasesOf?: string[];
 }
 
+/**
+ * Every tool call also asks for the session's lost leases. A server that sends the call to
+ * the writer asks in the same request, which the writer answers in `lostLeases`: one
+ * request per call, not two. Only the look-up rides along; telling a loss is a write of
+ * its own (`tellLosses`), recorded so that it is told once even if its writer dies.
+ */
+export type LostLeasesAsked = Pick<WriteRequest, 'lostLeasesOf'>;
+
 /** One read, sent as a write is, without the tag: a read runs as often as it is sent. */
-export interface ReadRequest {
+export interface ReadRequest extends LostLeasesAsked {
   seq: number;
   op: ReadOperation;
   args: unknown[];
@@ -154,7 +164,7 @@ export function decodeResult(op: string, result: Result<unknown>): Result<unknow
  * write's record is in the database (it removed the confirmed records with it). A write
  * that changed nothing has none.
  */
-export type WriteAnswer = { seq: number; result: Result<unknown>; tokens: TokenChange[]; recorded: boolean } | { seq: number; failure: string };
+export type WriteAnswer = { seq: number; result: Result<unknown>; tokens: TokenChange[]; recorded: boolean; lostLeases?: LostLease[] } | { seq: number; failure: string };
 
 /**
  * How long the record of a forwarded write, and its answer, are kept at least when its
@@ -171,6 +181,8 @@ export function parseRequest(line: string): ForwardedRequest | undefined {
     const value = JSON.parse(line) as Partial<WriteRequest> | Partial<ReadRequest>;
     if (typeof value.seq !== 'number' || !Array.isArray(value.args)) return undefined;
     if (typeof value.caller?.session !== 'string' || typeof value.config?.prefix !== 'string' || !Array.isArray(value.tokens)) return undefined;
+    const asked = value.lostLeasesOf;
+    if (asked !== undefined && !(Array.isArray(asked) && asked.every((session) => typeof session === 'string'))) return undefined;
     if (isReadOperation(value.op)) return value as ReadRequest;
     if (!isWriteOperation(value.op) || !('tag' in value)) return undefined;
     // Nothing but what forwardWrites makes: ids are kept with the sealed answers.

@@ -1,5 +1,5 @@
 import type { Tx } from '../store/store.js';
-import type { LeaseNotice } from '../types.js';
+import type { LeaseNotice, LostLease } from '../types.js';
 import { iso, placeholders, type TokenState } from './rows.js';
 
 /**
@@ -47,7 +47,7 @@ interface LossRow {
 const REASONS: Partial<Record<TokenState, LeaseNotice['reason']>> = { reclaimed: 'expired', released: 'released', finished: 'finished', superseded: 'superseded' };
 
 /** The losses of these sessions nobody has told them of yet, oldest first (read only; the partial index makes it cheap). */
-export async function unnoticedLosses(tx: Tx, sessions: readonly string[]): Promise<(LeaseNotice & { hash: string })[]> {
+export async function unnoticedLosses(tx: Tx, sessions: readonly string[]): Promise<LostLease[]> {
   if (sessions.length === 0) return [];
   const rows = await tx.all<LossRow>(
     `SELECT t.hash, i.key, t.state, t.ended_by, t.ended_at FROM tokens t JOIN issues i ON i.id = t.issue_id

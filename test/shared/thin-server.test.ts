@@ -54,6 +54,25 @@ describe('a server while another writes for it', () => {
     expect(value(await standby.baton.getIssue({ key: created.issue.key })).issue.status).toBe('doing');
   });
 
+  it('asks the writer for its lost leases in the request of the call itself, and is told of a loss once', async () => {
+    const { writer, standby, thin } = await three();
+    const key = value(await thin.baton.createIssue({ title: 'one' })).issue.key;
+    value(await thin.baton.claimIssue({ key }));
+    value(await writer.baton.releaseAsOperator({ key }));
+    const first = thin.baton.forCall();
+    expect(value(await first.core.getIssue({ key })).issue.key).toBe(key);
+    expect(value(await first.notices()).notices).toEqual([expect.objectContaining({ key, kind: 'lease_lost', reason: 'released' })]);
+    const second = thin.baton.forCall();
+    value(await second.core.listClaims());
+    // Nothing left to tell, and nothing more to ask: with the writer and its standby gone,
+    // the notices of this call are still answered, without this server opening the database.
+    await standby.close();
+    await writer.close();
+    opened.splice(0, opened.length, thin);
+    expect(value(await second.notices()).notices).toEqual([]);
+    expect(thin.store.opened).toBeUndefined();
+  });
+
   it('lets the standby take the place of a writer that has gone, losing nothing', async () => {
     const { writer, standby, thin } = await three();
     const created = value(await thin.baton.createIssue({ title: 'one' }));
