@@ -36,9 +36,6 @@ export interface RunningServer {
 /** The shape of a claim token (`bt_` and base64url, see shared/tokens.ts), for redaction. */
 const TOKEN_LIKE = /bt_[A-Za-z0-9_-]+/g;
 
-/** How long after `initialized` the store is opened if no tool call opened it first. */
-const HANDSHAKE_SETTLE_MS = 200;
-
 /** How long a shutdown waits for requests under way before closing anyway. */
 const DRAIN_MS = 10_000;
 
@@ -89,15 +86,11 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     touched: untrackedLeaseWarning(config.value.leaseSeconds, log),
     active: (written) => activity.noted(written),
   });
-  // Open the store once the agent is known, so the sweep runs even before the first call,
-  // but only after the handshake has settled: loading a large database blocks the process
-  // for tens of milliseconds, and a client asks for the tool list right after `initialized`.
-  // A tool call that comes first opens it at once.
-  let settling: NodeJS.Timeout | undefined;
+  // Open the store as soon as the agent is known, so that the sweep runs before the first
+  // call and the first call finds the database loaded (or the writer reached). Loading
+  // yields between its steps, so the tool list asked for meanwhile is not held up long.
   server.server.oninitialized = () => {
-    settling = setTimeout(() => {
-      session.core().catch((error: unknown) => log(`baton: ${error instanceof Error ? error.message : String(error)}`));
-    }, HANDSHAKE_SETTLE_MS);
+    session.core().catch((error: unknown) => log(`baton: ${error instanceof Error ? error.message : String(error)}`));
   };
   const transport = new DrainingTransport(new StdioLineTransport(stdin, options.stdout ?? process.stdout));
   // The error's own message may quote the unreadable input, which may hold a token: name it only.
@@ -108,8 +101,6 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
   let stopping: Promise<void> | undefined;
   const shutdown = async () => {
-    // A server stopped within the settling time never opens the store.
-    clearTimeout(settling);
     await transport.drain(DRAIN_MS);
     await server.close().catch(() => {});
     await activity.close();
