@@ -11,14 +11,17 @@ export interface ServerCommand {
 }
 
 /**
- * What every launch of `baton serve` sets in its environment. glibc gives threads that
- * allocate at the same moment malloc arenas of their own and never gives them back: V8's
- * compiler threads leave memory in theirs in every server, which one arena reuses, so each
- * server's peak is lower at the same speed (bench/JOURNAL.md, Other findings). Only the
- * process's start reads it, so it has to come from whoever launches the server; other C
- * libraries ignore it.
+ * What every launch of `baton serve` sets in its environment. Only a process's start reads
+ * either, so they have to come from whoever launches the server.
+ * - `MALLOC_ARENA_MAX=1`: glibc gives threads that allocate at the same moment malloc
+ *   arenas of their own and never gives them back. V8's compiler threads leave memory in
+ *   theirs in every server, which one arena reuses. Other C libraries ignore it.
+ * - `--max-semi-space-size=1` (MB): V8's young generation stays at its smallest, which
+ *   the small allocations of a server's calls need, and each server's peak is a few
+ *   megabytes lower. mcp-server/cli/long-lived.ts holds the V8 settings that may change
+ *   after the start.
  */
-export const SERVER_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '1' };
+export const SERVER_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '1', NODE_OPTIONS: '--max-semi-space-size=1' };
 
 /** The client configuration files Baton writes, relative to the repository's top level. */
 export const CLIENT_CONFIG_FILES = ['.mcp.json', '.vscode/mcp.json'] as const;

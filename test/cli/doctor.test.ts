@@ -107,7 +107,7 @@ describe('baton doctor', () => {
         detail: expect.stringMatching(/answering \d+ tools .*without MALLOC_ARENA_MAX=1/),
         fix: expect.stringContaining('baton init'),
       });
-      expect(checks.find((c) => c.name === '.vscode/mcp.json')).toMatchObject({ status: 'warn', fix: 'add "MALLOC_ARENA_MAX": "1" to the "env" of "my-baton"' });
+      expect(checks.find((c) => c.name === '.vscode/mcp.json')).toMatchObject({ status: 'warn', fix: 'add "MALLOC_ARENA_MAX": "1", "NODE_OPTIONS": "--max-semi-space-size=1" to the "env" of "my-baton"' });
 
       // baton init updates its own entry and keeps the user's variable.
       await runCli(['init'], { cwd: old.main });
