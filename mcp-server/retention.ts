@@ -11,7 +11,7 @@ export interface Retention {
 export const RETENTION_TURN_RUNS = 200;
 
 /**
- * Applies retention (`Baton.prune`, the `historyDays` setting) once at start and then
+ * Applies retention (`Baton.pruneIfDue`, the `historyDays` setting) once at start and then
  * daily, in the background: transactions of a bounded size one after another until
  * nothing is due (or `RETENTION_TURN_RUNS`), so that no write waits long behind one and
  * a busy day's history is still cleared in one turn. A failure is logged and tried again
@@ -22,7 +22,7 @@ export function startRetention(baton: Baton, log: (line: string) => void, interv
   let stopped = false;
   const turn = async () => {
     for (let n = 0; n < RETENTION_TURN_RUNS && !stopped; n++) {
-      const pruned = await baton.prune();
+      const pruned = await baton.pruneIfDue();
       if (!pruned.ok) return log(`baton: retention failed: ${pruned.error.message}`);
       if (!pruned.value.more) return;
     }

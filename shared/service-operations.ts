@@ -15,9 +15,10 @@ import { recentlyDone } from './rules/listing.js';
 import { claimNotices, endSessions, markActive, unnoticedLosses } from './rules/liveness.js';
 import { closeByOperator, reopenIssue } from './rules/operator.js';
 import { type PushRefusal, type PushUpdate, pushRefusals } from './rules/push-guard.js';
-import { DAY_MS, prune, type Pruned } from './rules/retention.js';
+import { DAY_MS, NOTHING_PRUNED, prune, prunedAll, pruneDue, type Pruned } from './rules/retention.js';
 import { currentSessions, endSession, forgetSessions, HISTORY_KEPT_MS, recordSession, unrenewedLeases } from './rules/sessions.js';
 import { SessionOperations } from './session-operations.js';
+import type { Tx } from './store/store.js';
 import type * as T from './types.js';
 import { check } from './validate.js';
 
@@ -71,8 +72,31 @@ export abstract class ServiceOperations extends SessionOperations {
   async prune(input: { olderThanDays?: number; limit?: number } = {}): Promise<Result<Pruned>> {
     const valid = check().int('olderThanDays', input.olderThanDays, 0, 36_500).int('limit', input.limit, 1, 1_000_000).done();
     if (!valid.ok) return valid;
+    return this.write(async (tx) => ok(await this.pruneIn(tx, input)));
+  }
+
+  /**
+   * Retention as a running server applies it, at its start and daily
+   * (mcp-server/retention.ts): a `prune`, unless this process pruned the database to the
+   * end within the last hour. Servers send it to the writer like any write, so of the
+   * servers that start together one prunes and the others hear there is nothing to do.
+   */
+  async pruneIfDue(): Promise<Result<Pruned>> {
+    const { location } = this.store;
+    const due = await this.read(async (tx) => ok(pruneDue(location, tx.now)), { quiet: true });
+    if (!due.ok || !due.value) return due.ok ? ok({ ...NOTHING_PRUNED }) : due;
+    let at = 0;
+    const pruned = await this.write(async (tx) => {
+      at = tx.now;
+      return ok(await this.pruneIn(tx, {}));
+    });
+    if (pruned.ok && !pruned.value.more) prunedAll(location, at);
+    return pruned;
+  }
+
+  private pruneIn(tx: Tx, input: { olderThanDays?: number; limit?: number }): Promise<Pruned> {
     const days = input.olderThanDays ?? this.config.historyDays;
-    return this.write(async (tx) => ok(await prune(tx, tx.now - days * DAY_MS, tx.now - HISTORY_KEPT_MS, input.limit ?? PRUNE_BATCH)));
+    return prune(tx, tx.now - days * DAY_MS, tx.now - HISTORY_KEPT_MS, input.limit ?? PRUNE_BATCH);
   }
 
   /** `baton why`: the issue's story in order, one line an event (shared/history/story.ts). */

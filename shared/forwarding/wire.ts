@@ -27,6 +27,7 @@ export const WRITE_OPERATIONS = [
   'closeAsOperator',
   'reopen',
   'prune',
+  'pruneIfDue',
   'renewLeases',
   'registerSession',
   'endSession',

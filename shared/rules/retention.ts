@@ -14,6 +14,30 @@ export interface Pruned {
   more: boolean;
 }
 
+/**
+ * How long after a process finished pruning a database it answers the next running
+ * server's retention with nothing to do. Retention is daily, and every server asks at its
+ * start: agents started together would otherwise each scan the history in turn.
+ */
+export const PRUNE_SETTLED_MS = 60 * 60_000;
+
+/** When this process last pruned each database (by its location) with nothing left over. */
+const settledAt = new Map<string, number>();
+
+/** Whether a running server's retention should prune `location` now (see `PRUNE_SETTLED_MS`). */
+export function pruneDue(location: string, now: number): boolean {
+  const at = settledAt.get(location);
+  return at === undefined || now < at || now - at >= PRUNE_SETTLED_MS;
+}
+
+/** Notes that a prune of `location` left nothing over. */
+export function prunedAll(location: string, now: number): void {
+  settledAt.set(location, now);
+}
+
+/** What a prune that was not due removed. */
+export const NOTHING_PRUNED: Readonly<Pruned> = { events: 0, checkpoints: 0, tokens: 0, requests: 0, more: false };
+
 /** Issues retention may fold: finished ones. Open issues (todo, doing, review, stuck) keep everything. */
 const FINISHED_ISSUE = `issue_id IN (SELECT id FROM issues WHERE status IN ('done', 'cancelled'))`;
 

@@ -57,6 +57,27 @@ describe('retention', () => {
     expect(value(await ann.prune({ limit: 4 }))).toMatchObject({ events: 0, more: false });
   });
 
+  it("prunes for running servers at most once an hour, whichever of them asks, while baton prune always runs", async () => {
+    const h = await harness({ historyDays: 1 });
+    const [ann, bob] = [h.session('ann'), h.session('bob')];
+    const cancelled = async (title: string) => value(await ann.updateIssue({ key: value(await ann.createIssue({ title })).issue.key, status: 'cancelled' }));
+    await cancelled('first');
+    h.clock.advance(30 * MINUTE);
+    await cancelled('second');
+    // Only the first is past the day now: the servers' retention folds it and settles.
+    h.clock.advance(DAY - 29 * MINUTE);
+    expect(value(await ann.pruneIfDue()).events).toBeGreaterThan(0);
+    // The second is past the day too within the hour: no server's retention looks again yet.
+    h.clock.advance(40 * MINUTE);
+    expect(value(await bob.pruneIfDue())).toEqual({ events: 0, checkpoints: 0, tokens: 0, requests: 0, more: false });
+    expect(value(await ann.pruneIfDue()).events).toBe(0);
+    expect(value(await bob.prune()).events).toBeGreaterThan(0);
+    // An hour on, retention runs again.
+    await cancelled('third');
+    h.clock.advance(DAY + MINUTE);
+    expect(value(await bob.pruneIfDue()).events).toBeGreaterThan(0);
+  });
+
   it('folds nothing younger than historyDays', async () => {
     const h = await harness({ historyDays: 10 });
     const ann = h.session('ann');

@@ -128,6 +128,7 @@ const CALLS: Record<Operation, Call> = {
     return () => baton.hookEvent({ event: 'end', cwd: null, tells: false, continuing: false, reason: 'logout' }, { ancestors: [process.pid], host: 'here', worktree: null });
   },
   recordRenewalStopped: onIssue((b, key) => b.recordRenewalStopped({ stops: [{ key, detail: 'renewal stopped: idle' }] })),
+  pruneIfDue: plain((b) => b.pruneIfDue()),
   lostLeases: onOwnClaim((b) => b.lostLeases({ sessions: [b.caller.session] })),
   tellLosses: async ({ baton, other }) => {
     const lease = await claimed(baton);
