@@ -1,5 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { SERVER_ENV } from '../shared/client-config.js';
 import { copyForRun, type Dataset } from './dataset.js';
 import { PaceAgent, type PaceCall } from './pace-agent.js';
 import { standbyAmong, writerAmong } from './pace-writer.js';
@@ -68,6 +70,9 @@ export async function runPaceRound(config: PaceConfig): Promise<PaceResult> {
   const dir = join(config.work, `pace-${config.build}-${config.dataset.issues}-${n}`);
   mkdirSync(dir, { recursive: true });
   const db = await copyForRun(config.dataset, dir, 'baton');
+  // A build's first run writes its code cache (mcp-server/launch.ts), once per install:
+  // made here, so that the agents start as they do every day after that.
+  execFileSync(process.execPath, [config.cli, '--version'], { env: { ...process.env, ...SERVER_ENV }, stdio: 'ignore' });
   const socket = `${db}.sock`;
   const agents: PaceAgent[] = [];
   try {
