@@ -75,7 +75,11 @@ async function main(): Promise<void> {
       },
     };
 
-    const times: Record<string, number[]> = { bare: [], version: [] };
+    // NODE_EXTRA_CA_CERTS makes every Node process load that bundle before it runs a line
+    // (about 2 MB and tens of milliseconds a start): where it is set, as behind a TLS proxy,
+    // the floor and a tool event are also timed without it, as on a machine that has none.
+    const withoutCa = env.NODE_EXTRA_CA_CERTS ? { ...env, NODE_EXTRA_CA_CERTS: undefined } : undefined;
+    const times: Record<string, number[]> = { bare: [], version: [], bareNoCa: [], claudeNoCa: [] };
     for (const client of Object.keys(clients)) for (const kind of ['due', 'notDue', 'stop']) times[`${client}.${kind}`] = [];
     for (let i = 0; i < RUNS; i++) {
       times.bare.push((await timeSpawn(['-e', '0'], env, '')).ms);
@@ -92,6 +96,10 @@ async function main(): Promise<void> {
         if (!stopped.stdout.includes(asked)) throw new Error(`${client}'s stop was not asked for a checkpoint: ${stopped.stdout}`);
         times[`${client}.stop`].push(stopped.ms);
       }
+      if (withoutCa) {
+        times.bareNoCa.push((await timeSpawn(['-e', '0'], withoutCa, '')).ms);
+        times.claudeNoCa.push((await timeSpawn([CLI, 'hook', 'claude'], withoutCa, clients.claude.tool)).ms);
+      }
     }
     await server.close();
 
@@ -105,6 +113,13 @@ async function main(): Promise<void> {
       line('hook cursor afterMCPExecution (renewal may be due)', times['cursor.due']),
       line('hook cursor afterMCPExecution right after (nothing due)', times['cursor.notDue']),
       line('hook cursor stop (follow-up: no checkpoint)', times['cursor.stop']),
+      ...(withoutCa
+        ? [
+            `without NODE_EXTRA_CA_CERTS (set here to ${env.NODE_EXTRA_CA_CERTS}), in the same rounds:`,
+            line('node -e 0', times.bareNoCa),
+            line('hook claude PostToolUse (nothing due)', times.claudeNoCa),
+          ]
+        : []),
       '',
       ...(await readCosts(db)),
     ];
