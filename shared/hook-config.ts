@@ -29,6 +29,19 @@ function isBatonHook(command: unknown, client: 'claude' | 'cursor'): boolean {
   return typeof command === 'string' && new RegExp(`(^|[\\s/"'])(baton|cli\\.js)["']?\\s+hook\\s+${client}\\s*$`).test(command);
 }
 
+/** Leading `NAME=value ` assignments of a command, as a shell reads them. */
+const ENV_PREFIX = /^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)+/;
+
+/**
+ * Baton's command brought up to date, keeping the variables a user set in front of the
+ * old one (`NODE_EXTRA_CA_CERTS= baton hook claude`, say): the launch is Baton's to
+ * write, the environment the user's.
+ */
+function updatedCommand(old: unknown, command: string): string {
+  const prefix = typeof old === 'string' ? (ENV_PREFIX.exec(old)?.[0] ?? '') : '';
+  return `${prefix}${command}`;
+}
+
 /**
  * Merges Baton's hooks into `.claude/settings.json` (`hooks.<Event>: [{ matcher, hooks:
  * [{ type: "command", command, timeout }] }]`), keeping every other hook and setting as
@@ -50,7 +63,8 @@ export function planClaudeHooks(repoRoot: string, command: string): { path: stri
       if (at < 0) return group;
       found = true;
       const hooks = [...group.hooks];
-      hooks[at] = { ...(hooks[at] as Record<string, unknown>), ...entry };
+      const mine = hooks[at] as Record<string, unknown>;
+      hooks[at] = { ...mine, ...entry, command: updatedCommand(mine.command, command) };
       return { ...group, hooks };
     });
     return { updated, entry: found ? null : entry };
@@ -73,7 +87,8 @@ export function planCursorHooks(repoRoot: string, command: string): { path: stri
       const at = entries.findIndex((hook) => isJsonObject(hook) && isBatonHook(hook.command, 'cursor'));
       if (at < 0) return { updated: entries, entry: { command } };
       const updated = [...entries];
-      updated[at] = { ...(entries[at] as Record<string, unknown>), command };
+      const mine = entries[at] as Record<string, unknown>;
+      updated[at] = { ...mine, command: updatedCommand(mine.command, command) };
       return { updated, entry: null };
     },
     (_, entry) => entry,

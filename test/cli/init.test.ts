@@ -166,6 +166,17 @@ describe('baton init', () => {
     });
   });
 
+  it('keeps the variables a user set in front of its hook command, and changes nothing when run again', async () => {
+    mkdirSync(join(repo.main, '.claude'));
+    const mine = { hooks: { PostToolUse: [{ matcher: '', hooks: [{ type: 'command', command: 'NODE_EXTRA_CA_CERTS= baton hook claude', timeout: 10 }] }] } };
+    writeFileSync(join(repo.main, '.claude', 'settings.json'), JSON.stringify(mine, null, 2));
+    expect((await runCli(['init'], { cwd: repo.main })).status).toBe(0);
+    const settings = read('.claude/settings.json');
+    expect(settings.hooks.PostToolUse).toEqual([{ matcher: '', hooks: [{ type: 'command', command: `NODE_EXTRA_CA_CERTS= node ${CLI} hook claude`, timeout: 10 }] }]);
+    expect(settings.hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: `node ${CLI} hook claude`, timeout: 10 }] }]);
+    expect((await runCli(['init', '--json'], { cwd: repo.main })).json().written).toEqual([]);
+  });
+
   it('leaves the hooks out with --no-hooks', async () => {
     const run = await runCli(['init', '--no-hooks', '--json'], { cwd: repo.main });
     expect(run.status).toBe(0);

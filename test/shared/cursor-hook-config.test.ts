@@ -65,6 +65,14 @@ describe("Cursor's hooks in .cursor/hooks.json", () => {
     for (const event of CURSOR_HOOK_EVENTS) expect(onPath.hooks[event]).toEqual([{ command: 'baton hook cursor' }]);
   });
 
+  it('keeps the variables a user set in front of its command as it brings the command up to date', () => {
+    const root = project(JSON.stringify({ version: 1, hooks: { stop: [{ command: 'NODE_EXTRA_CA_CERTS= DEBUG=baton:* node /old/place/dist/cli.js hook cursor' }] } }));
+    const written = applied(root) as { hooks: Record<string, unknown[]> };
+    expect(written.hooks.stop).toEqual([{ command: `NODE_EXTRA_CA_CERTS= DEBUG=baton:* ${COMMAND}` }]);
+    expect(written.hooks.afterMCPExecution).toEqual([{ command: COMMAND }]);
+    expect(planCursorHooks(root, COMMAND).text).toBeNull();
+  });
+
   it('adds the version to a file without one', () => {
     expect(applied(project('{"hooks": {}}'))).toMatchObject({ version: 1 });
   });
