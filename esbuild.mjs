@@ -98,6 +98,8 @@ async function buildAll() {
       entryPoints: { extension: 'extension/extension.ts' },
       outdir: 'dist',
       external: ['vscode', 'pg-native'],
+      // jsonc-parser's main file is a UMD build whose inner requires a bundle cannot follow.
+      alias: { 'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js' },
     }),
   ]);
 }

@@ -32,6 +32,9 @@ function wire(context: vscode.ExtensionContext) {
   const cwd = folder?.fsPath ?? null;
   // A fresh id per window (env.sessionId is a fixed placeholder in web hosts such as code-server).
   const renewerId = `vscode:${randomBytes(6).toString('hex')}`;
+  // VS Code starts every MCP server of the window from this process's environment: one the
+  // workspace's mcp.json names is then this window's to renew too, as the provider's is.
+  process.env.BATON_RENEWER ??= renewerId;
   const settings = { current: readSettings(folder) };
   const source = new BatonSource({ cwd, db: settings.current.databasePath, renewer: renewerId });
   const model = new ClaimsModel(source, { pollMs: POLL_MS });

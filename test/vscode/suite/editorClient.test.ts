@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { BatonApi } from '../../../extension/extension.js';
@@ -169,7 +169,7 @@ test("VS Code starts Baton's server itself; the window keeps its lease alive whi
 
     // Another agent can take the issue now.
     const cli = join(extension.extensionPath, 'dist', 'cli.js');
-    const other = await McpAgent.start({ command: process.execPath, args: [cli, 'serve'], cwd: workspace, env: { BATON_AGENT: 'agent-d' } }, 'agent-d');
+    const other = await McpAgent.start({ command: process.execPath, args: [cli, 'serve'], cwd: workspace, env: { BATON_AGENT: 'agent-d', BATON_RENEWER: undefined } }, 'agent-d');
     try {
       const taken = await other.ok<{ issue: { key: string }; lease: { agent: string; fence: number } }>('claim_issue', { key: issue.key });
       assert.equal(taken.lease.agent, 'agent-d');
@@ -183,3 +183,39 @@ test("VS Code starts Baton's server itself; the window keeps its lease alive whi
     if (hadMcpJson) renameSync(mcpJsonAside, mcpJson);
   }
 }, 90_000);
+
+test("a workspace .mcp.json naming baton: the provider steps aside, and the server VS Code starts from that file carries this window's renewer", async () => {
+  const api = vscode.extensions.getExtension<BatonApi>(EXTENSION_ID)!.exports;
+  const workspace = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+  const mcpJson = join(workspace, '.mcp.json');
+  // As `baton init` writes it: a server of the repository's own, with no renewer of its own.
+  const writtenAt = Date.now();
+  const result = await vscode.commands.executeCommand<{ written: string[] }>('baton.configureAgents', { files: ['.mcp.json'] });
+  assert.deepEqual(result.written, [mcpJson]);
+  const written = JSON.parse(readFileSync(mcpJson, 'utf8'));
+  assert.equal(written.mcpServers.baton.env.BATON_RENEWER, undefined);
+  try {
+    await waitFor('the provider to step aside', () => api.mcpDefinitions().length === 0, 10_000, 100);
+    // VS Code stops the provider's server of the test before, whose tools then leave the editor.
+    await waitFor("the provider's server to leave the editor's tools", () => batonServers().length === 0, 10_000, 200);
+    // VS Code takes the workspace's server back into its list a moment after the provider's left: start it once it is there.
+    const started = async () => {
+      if (batonServers().length === 0) await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true });
+      return batonServers().length === 1 ? batonServers()[0] : undefined;
+    };
+    editorServer = (await waitFor("the workspace's Baton server among the editor's tools", started, 20_000, 500))!;
+    const created = await viaEditor<{ issue: { key: string } }>('create_issue', { title: 'Claimed through the workspace server', priority: 0 });
+    const claim = await viaEditor<{ issue: { key: string }; lease: { renewer: string | null; claimToken: string } }>('claim_issue', { key: created.issue.key });
+    assert.equal(claim.lease.renewer, api.renewerId, "the workspace's server inherits this window's renewer from the extension host");
+    const view = await liveClaim(api, created.issue.key);
+    assert.ok(view, 'the claim is live');
+    const session = await sessionOf(api, view.session);
+    assert.ok(processRuns(session.pid), "the session's process is the one VS Code runs");
+    assert.ok(Date.parse(session.startedAt) >= writtenAt - 1000, `the server was started from the .mcp.json written by this test (started ${session.startedAt})`);
+    await waitFor('the tree to show the claim as kept alive by this window', () => claimNode(api, created.issue.key)?.keptAliveHere, 3_000);
+    await viaEditor('release', { key: created.issue.key, claimToken: claim.lease.claimToken });
+  } finally {
+    rmSync(mcpJson, { force: true });
+  }
+  await waitFor('the provider to offer its server again', () => api.mcpDefinitions().length === 1, 10_000, 100);
+}, 60_000);

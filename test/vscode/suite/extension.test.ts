@@ -15,9 +15,10 @@ let api: BatonApi;
 let workspace: string;
 const agents: McpAgent[] = [];
 
+/** An agent started here, as by another client: without the window's renewer, which this process's environment carries for VS Code's own servers. */
 function startAgent(name: string, env: Record<string, string> = {}): Promise<McpAgent> {
   const cli = join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'dist', 'cli.js');
-  return McpAgent.start({ command: process.execPath, args: [cli, 'serve'], cwd: workspace, env: { BATON_AGENT: name, ...env } }, name).then((a) => {
+  return McpAgent.start({ command: process.execPath, args: [cli, 'serve'], cwd: workspace, env: { BATON_AGENT: name, BATON_RENEWER: undefined, ...env } }, name).then((a) => {
     agents.push(a);
     return a;
   });
