@@ -22,8 +22,11 @@ import { writeRunFile } from './write-results.js';
 const PACE_MS = 2000;
 /** Seconds of the windows open with no agent, measured too: the cost of a window left open. */
 const QUIET_SEC = 10;
-/** Seconds of agents at work before the measured window: their servers start and the view first fills. */
-const SETTLE_SEC = 10;
+/**
+ * Seconds of agents at work before the measured window: their servers start, and a window
+ * that opened its own copy while no agent ran drops it once a writer has answered for 30 s.
+ */
+const SETTLE_SEC = 40;
 /** RSS is read this often during the measured window. */
 const SAMPLE_MS = 1000;
 
@@ -48,6 +51,8 @@ export interface EditorResult {
   rssMeanMb: number;
   rssMaxMb: number;
   peakMb: number;
+  /** RSS of the extension host once the agents have stopped. */
+  rssEndMb: number;
   /** The same, less those of the window without Baton: Baton's part. */
   batonCpuMsPerSec: number | null;
   batonRssMb: number | null;
@@ -113,6 +118,7 @@ export async function runEditorSection(options: EditorOptions): Promise<void> {
     const used = cpu().map((ms, i) => (ms - start[i]) / sec);
     phase.stop = true;
     await Promise.all(loops);
+    const rssEnd = windows.map((w) => processMemory(w.extensionHostPid)?.rssMb ?? NaN);
     const calls = agents.flatMap((a) => a.calls);
 
     const results: EditorResult[] = windows.map((w, i) => ({
@@ -122,6 +128,7 @@ export async function runEditorSection(options: EditorOptions): Promise<void> {
       rssMeanMb: round(mean(rss[i])),
       rssMaxMb: round(Math.max(...rss[i])),
       peakMb: round(processMemory(w.extensionHostPid)?.peakMb ?? NaN),
+      rssEndMb: round(rssEnd[i]),
       batonCpuMsPerSec: i === 0 ? null : round(used[i] - used[0]),
       batonRssMb: i === 0 ? null : round(mean(rss[i]) - mean(rss[0])),
     }));
@@ -152,9 +159,9 @@ function mean(values: number[]): number {
 
 /** One line per window; Baton's part is its difference from the window without Baton. */
 export function editorTable(results: readonly EditorResult[]): string {
-  const head = '| window | CPU ms/s, no agent | CPU ms/s | Baton CPU ms/s | RSS mean/max MB | peak MB | Baton RSS MB |';
+  const head = '| window | CPU ms/s, no agent | CPU ms/s | Baton CPU ms/s | RSS mean/max MB | RSS at end MB | peak MB | Baton RSS MB |';
   const rows = results.map(
-    (r) => `| ${r.label} | ${r.quietCpuMsPerSec} | ${r.cpuMsPerSec} | ${r.batonCpuMsPerSec ?? '-'} | ${r.rssMeanMb}/${r.rssMaxMb} | ${r.peakMb} | ${r.batonRssMb ?? '-'} |`,
+    (r) => `| ${r.label} | ${r.quietCpuMsPerSec} | ${r.cpuMsPerSec} | ${r.batonCpuMsPerSec ?? '-'} | ${r.rssMeanMb}/${r.rssMaxMb} | ${r.rssEndMb} | ${r.peakMb} | ${r.batonRssMb ?? '-'} |`,
   );
-  return [head, `|${'---|'.repeat(7)}`, ...rows].join('\n');
+  return [head, `|${'---|'.repeat(8)}`, ...rows].join('\n');
 }

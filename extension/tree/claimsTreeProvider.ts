@@ -129,12 +129,17 @@ export class ClaimsTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
 
 /** Whether two lists of a group's rows would be drawn alike (an issue's tooltip follows its stamp). */
 function sameRows(a: ReadonlyArray<ClaimNode | IssueNode>, b: ReadonlyArray<ClaimNode | IssueNode>): boolean {
-  if (a === b) return true;
-  return a.length === b.length && a.every((row, i) => rowStamp(row) === rowStamp(b[i]));
+  return a === b || (a.length === b.length && a.every((row, i) => sameRow(row, b[i])));
 }
 
-function rowStamp(row: ClaimNode | IssueNode): string {
-  if (row.kind === 'issue') return `${row.id}\n${row.title}\n${row.description}\n${row.hasCheckpoint}\n${row.stamp}`;
+function sameRow(a: ClaimNode | IssueNode, b: ClaimNode | IssueNode): boolean {
+  if (a.kind === 'issue' && b.kind === 'issue') {
+    return a.id === b.id && a.title === b.title && a.description === b.description && a.hasCheckpoint === b.hasCheckpoint && a.stamp === b.stamp;
+  }
   // Few claims, and their tooltip changes with every countdown: compared in full.
-  return `${row.id}\n${row.tooltip}\n${row.description}\n${row.warning}\n${row.idle}\n${row.keptAliveHere}\n${row.details.map((d) => `${d.value}\n${d.tooltip}`).join('\n')}`;
+  return a.kind === 'claim' && b.kind === 'claim' && claimStamp(a) === claimStamp(b);
+}
+
+function claimStamp(row: ClaimNode): string {
+  return [row.id, row.tooltip, row.description, row.warning, row.idle, row.keptAliveHere, ...row.details.flatMap((d) => [d.value, d.tooltip])].join('\n');
 }
