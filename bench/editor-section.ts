@@ -12,7 +12,8 @@ import { writeRunFile } from './write-results.js';
  * `npm run bench -- --only extension`: the extension host of a real VS Code window
  * (code-server's server, workbench in headless Chromium) on a repository of N issues,
  * Baton's Claims view shown and expanded, while M agents each make one MCP call every
- * 2 s through their own `baton serve`, started cold as in the pace section. The same
+ * 2 s through their own `baton serve`, started cold as in the pace section, before the
+ * windows open (so a window finds their writer and holds no copy of its own). The same
  * window without Baton runs beside it under the same agents, so Baton's part of the
  * extension host is the difference. Each further .vsix (an older build, say) gets a
  * window of its own in the same run.
@@ -20,13 +21,8 @@ import { writeRunFile } from './write-results.js';
 
 /** One call per agent this often, as in the pace section. */
 const PACE_MS = 2000;
-/** Seconds of the windows open with no agent, measured too: the cost of a window left open. */
-const QUIET_SEC = 10;
-/**
- * Seconds of agents at work before the measured window: their servers start, and a window
- * that opened its own copy while no agent ran drops it once a writer has answered for 30 s.
- */
-const SETTLE_SEC = 40;
+/** Seconds of agents at work, the windows open, before the measured window: the views first fill. */
+const SETTLE_SEC = 10;
 /** RSS is read this often during the measured window. */
 const SAMPLE_MS = 1000;
 
@@ -44,8 +40,7 @@ export interface EditorOptions {
 
 export interface EditorResult {
   label: string;
-  /** CPU of the extension host, user + system, per second: with no agent, then under the agents. */
-  quietCpuMsPerSec: number;
+  /** CPU of the extension host, user + system, per second, under the agents. */
   cpuMsPerSec: number;
   /** RSS of the extension host during the measured window, and its peak (VmHWM) at its end. */
   rssMeanMb: number;
@@ -69,6 +64,7 @@ export async function runEditorSection(options: EditorOptions): Promise<void> {
   const windows: EditorWindow[] = [];
   const agents: PaceAgent[] = [];
   const loadAtStart = loadavg()[0];
+  const phase = { stop: false };
   try {
     const dataset = await buildDataset(work, options.issues, () => {});
     progress(`generated ${options.issues / 1000}k issues`);
@@ -79,22 +75,8 @@ export async function runEditorSection(options: EditorOptions): Promise<void> {
     const db = await copyForRun(dataset, join(repo, '.git', 'baton'), 'baton');
     execFileSync(process.execPath, [options.cli, '--version'], { stdio: 'ignore' });
 
-    const arms = [{ label: 'no Baton', vsix: null as string | null }, ...options.vsixes.map((v) => ({ label: v.label, vsix: v.path }))];
-    for (const [i, arm] of arms.entries()) {
-      windows.push(await openWindow(host, { ...arm, repo, dir: join(work, `window-${i}`) }));
-      progress(`window ${arm.label}: extension host ${windows[i].extensionHostPid}`);
-    }
-
-    const cpu = () => windows.map((w) => processCpuMs(w.extensionHostPid) ?? NaN);
-    const quietStart = cpu();
-    const quietAt = performance.now();
-    await sleep(QUIET_SEC * 1000);
-    const quietSec = (performance.now() - quietAt) / 1000;
-    const quietCpu = cpu().map((ms, i) => (ms - quietStart[i]) / quietSec);
-
     agents.push(...(await Promise.all(Array.from({ length: options.agents }, (_, i) => PaceAgent.start(options.cli, db, `editor-${i}`)))));
     progress(`${options.agents} agents started`);
-    const phase = { stop: false };
     const loops = agents.map((agent, i) =>
       (async () => {
         await sleep((i * PACE_MS) / agents.length);
@@ -105,6 +87,13 @@ export async function runEditorSection(options: EditorOptions): Promise<void> {
         }
       })(),
     );
+    const arms = [{ label: 'no Baton', vsix: null as string | null }, ...options.vsixes.map((v) => ({ label: v.label, vsix: v.path }))];
+    for (const [i, arm] of arms.entries()) {
+      windows.push(await openWindow(host, { ...arm, repo, dir: join(work, `window-${i}`) }));
+      progress(`window ${arm.label}: extension host ${windows[i].extensionHostPid}`);
+    }
+
+    const cpu = () => windows.map((w) => processCpuMs(w.extensionHostPid) ?? NaN);
     await sleep(SETTLE_SEC * 1000);
 
     const start = cpu();
@@ -123,7 +112,6 @@ export async function runEditorSection(options: EditorOptions): Promise<void> {
 
     const results: EditorResult[] = windows.map((w, i) => ({
       label: w.label,
-      quietCpuMsPerSec: round(quietCpu[i]),
       cpuMsPerSec: round(used[i]),
       rssMeanMb: round(mean(rss[i])),
       rssMaxMb: round(Math.max(...rss[i])),
@@ -147,6 +135,7 @@ export async function runEditorSection(options: EditorOptions): Promise<void> {
       `\nthe extension host, ${options.issues / 1000}k issues, ${options.agents} agents one call each every 2 s, Claims view shown (${run.calls} calls, ${run.failedCalls} failed):\n${editorTable(results)}\n\nwrote ${written}\n`,
     );
   } finally {
+    phase.stop = true;
     await Promise.all(agents.map((a) => a.close()));
     for (const w of windows) await w.close().catch((error: unknown) => progress(`closing ${w.label}: ${(error as Error).message}`));
     rmSync(work, { recursive: true, force: true });
@@ -159,9 +148,9 @@ function mean(values: number[]): number {
 
 /** One line per window; Baton's part is its difference from the window without Baton. */
 export function editorTable(results: readonly EditorResult[]): string {
-  const head = '| window | CPU ms/s, no agent | CPU ms/s | Baton CPU ms/s | RSS mean/max MB | RSS at end MB | peak MB | Baton RSS MB |';
+  const head = '| window | CPU ms/s | Baton CPU ms/s | RSS mean/max MB | RSS at end MB | peak MB | Baton RSS MB |';
   const rows = results.map(
-    (r) => `| ${r.label} | ${r.quietCpuMsPerSec} | ${r.cpuMsPerSec} | ${r.batonCpuMsPerSec ?? '-'} | ${r.rssMeanMb}/${r.rssMaxMb} | ${r.rssEndMb} | ${r.peakMb} | ${r.batonRssMb ?? '-'} |`,
+    (r) => `| ${r.label} | ${r.cpuMsPerSec} | ${r.batonCpuMsPerSec ?? '-'} | ${r.rssMeanMb}/${r.rssMaxMb} | ${r.rssEndMb} | ${r.peakMb} | ${r.batonRssMb ?? '-'} |`,
   );
-  return [head, `|${'---|'.repeat(8)}`, ...rows].join('\n');
+  return [head, `|${'---|'.repeat(7)}`, ...rows].join('\n');
 }

@@ -9,7 +9,7 @@ import { fail, ok, type Result } from '../../shared/result.js';
 import { clockOffsetMs } from '../../shared/store/clock-offset.js';
 import type { Disposable } from './emitter.js';
 import { databaseFilesStamp, fileStamp } from './fileStamp.js';
-import { type IssueLists, readClaims, readLists } from './readSnapshot.js';
+import { type CheckpointsSeen, type IssueLists, readClaims, readLists } from './readSnapshot.js';
 import type { ClaimsSource, ModelState } from './snapshot.js';
 
 export interface BatonSourceOptions {
@@ -71,6 +71,8 @@ export class BatonSource implements ClaimsSource, Disposable {
   /** When the store in `opening` first failed to open or to read its files; undefined while it works. */
   private failedAt: number | undefined;
   private lists: ListsRead | undefined;
+  /** Which unheld issues in progress had a checkpoint when last looked up (see `readLists`). */
+  private readonly checkpoints: CheckpointsSeen = new Map();
   /** Whether anyone shows the issue lists (the Claims view is visible): while not, they are not kept current. */
   private listsShown = true;
   /** How far this machine's clock is ahead of the store's, as measured when the store in force was opened. */
@@ -173,7 +175,7 @@ export class BatonSource implements ClaimsSource, Disposable {
     if (!claims.ok) return { kind: 'error', error: claims.error };
     if (options.full || this.lists === undefined || this.listsDue(storeVersion)) {
       const at = this.now();
-      const lists = await readLists(opened.baton);
+      const lists = await readLists(opened.baton, this.checkpoints);
       if (!lists.ok) return { kind: 'error', error: lists.error };
       this.lists = { value: lists.value, storeVersion, at };
     }
@@ -187,6 +189,7 @@ export class BatonSource implements ClaimsSource, Disposable {
     this.writerSince = undefined;
     this.forwarding = undefined;
     this.lists = undefined;
+    this.checkpoints.clear();
     void opening?.then((o) => (o.ok ? o.value.close() : undefined)).catch(() => undefined);
   }
 

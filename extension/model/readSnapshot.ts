@@ -26,8 +26,17 @@ export async function readClaims(baton: Baton): Promise<Result<ClaimsPart>> {
   return ok({ leaseSeconds: baton.leaseSeconds, idleSeconds: baton.config.idleSeconds, claims: claims.value.claims, fences: fences.value, sessions: sessions.value.sessions });
 }
 
-/** The issue lists, and which unheld issues in progress have a checkpoint to resume from. */
-export async function readLists(baton: Baton): Promise<Result<IssueLists>> {
+/**
+ * Whether an issue had a checkpoint, as last looked up, by key: a checkpoint touches its
+ * issue, so while `updatedAt` is the same the answer is too. Kept by the caller between reads.
+ */
+export type CheckpointsSeen = Map<string, { updatedAt: string; checkpointed: boolean }>;
+
+/**
+ * The issue lists, and which unheld issues in progress have a checkpoint to resume from.
+ * Only issues changed since `seen` are looked up again: one request each to the writer.
+ */
+export async function readLists(baton: Baton, seen: CheckpointsSeen = new Map()): Promise<Result<IssueLists>> {
   const [ready, todo, doing, review, done, stuck] = await Promise.all([
     baton.readyQueue({ limit: LIST_LIMIT }),
     baton.listIssues({ status: 'todo', limit: LIST_LIMIT }),
@@ -45,7 +54,18 @@ export async function readLists(baton: Baton): Promise<Result<IssueLists>> {
   const blocked = await readBlocked(baton, { todo: todo.value, doing: doing.value, review: review.value });
   if (!blocked.ok) return blocked;
   const unheld = doing.value.issues.filter((i) => !i.held).slice(0, DETAIL_LIMIT);
-  const details = await Promise.all(unheld.map(async (i: IssueSummary) => ({ key: i.key, detail: await baton.getIssue({ key: i.key }) })));
+  const lookUp = async (i: IssueSummary) => {
+    const known = seen.get(i.key);
+    if (known?.updatedAt === i.updatedAt) return known.checkpointed;
+    const detail = await baton.getIssue({ key: i.key });
+    const checkpointed = detail.ok && detail.value.checkpoint !== null;
+    if (detail.ok) seen.set(i.key, { updatedAt: i.updatedAt, checkpointed });
+    return checkpointed;
+  };
+  const checkpointed = await Promise.all(unheld.map(lookUp));
+  // Issues no longer unheld in progress are forgotten: their next look-up is afresh.
+  const shown = new Set(unheld.map((i) => i.key));
+  for (const key of seen.keys()) if (!shown.has(key)) seen.delete(key);
   return ok({
     ready: ready.value.issues,
     todo: todo.value.issues,
@@ -54,6 +74,6 @@ export async function readLists(baton: Baton): Promise<Result<IssueLists>> {
     blocked: blocked.value,
     done: done.value.issues,
     stuck: stuck.value.issues,
-    checkpointed: details.filter(({ detail }) => detail.ok && detail.value.checkpoint).map(({ key }) => key),
+    checkpointed: unheld.filter((_, i) => checkpointed[i]).map((i) => i.key),
   });
 }
