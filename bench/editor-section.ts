@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { buildDataset, copyForRun } from './dataset.js';
 import { type EditorWindow, loadVsCodeHost, openWindow } from './editor-window.js';
 import { PaceAgent } from './pace-agent.js';
+import { PACE_MS } from './pace.js';
 import { processCpuMs, processMemory, round } from './stats.js';
 import { writeRunFile } from './write-results.js';
 
@@ -19,8 +20,6 @@ import { writeRunFile } from './write-results.js';
  * window of its own in the same run.
  */
 
-/** One call per agent this often, as in the pace section. */
-const PACE_MS = 2000;
 /** Seconds of agents at work, the windows open, before the measured window: the views first fill. */
 const SETTLE_SEC = 10;
 /** RSS is read this often during the measured window. */

@@ -14,6 +14,8 @@ import type { BrowserContext, Page } from 'playwright-core';
 export interface VsCodeHost {
   node24: string;
   codeServer: string;
+  /** The user settings of the windows of the extension's tests. */
+  WORKBENCH_SETTINGS: Record<string, unknown>;
   freePort(): Promise<number>;
   startProcess(name: string, command: string, args: string[], options?: { env?: NodeJS.ProcessEnv; cwd?: string }): ChildWithTail;
   stopProcess(child: ChildWithTail, ms?: number): Promise<void>;
@@ -36,17 +38,6 @@ export async function loadVsCodeHost(root: string): Promise<VsCodeHost | string>
   return (await import(pathToFileURL(join(dir, 'host.mjs')).href)) as VsCodeHost;
 }
 
-/** The workbench as a person would have it, without what would load it for nothing. */
-const USER_SETTINGS = {
-  'workbench.startupEditor': 'none',
-  'workbench.tips.enabled': false,
-  'workbench.secondarySideBar.defaultVisibility': 'hidden',
-  'chat.disableAIFeatures': true,
-  'telemetry.telemetryLevel': 'off',
-  'extensions.ignoreRecommendations': true,
-  'git.openRepositoryInParentFolders': 'never',
-};
-
 export interface EditorWindow {
   label: string;
   /** The extension host of the window, found among the server's processes. */
@@ -62,7 +53,7 @@ export async function openWindow(host: VsCodeHost, options: { label: string; vsi
   const { label, vsix, repo, dir } = options;
   const dirs = { userData: join(dir, 'user-data'), extensions: join(dir, 'extensions'), tmp: join(dir, 'tmp') };
   for (const d of [...Object.values(dirs), join(dirs.userData, 'User')]) mkdirSync(d, { recursive: true });
-  writeFileSync(join(dirs.userData, 'User', 'settings.json'), JSON.stringify(USER_SETTINGS));
+  writeFileSync(join(dirs.userData, 'User', 'settings.json'), JSON.stringify(host.WORKBENCH_SETTINGS));
   const port = await host.freePort();
   const config = join(dir, 'code-server.yaml');
   writeFileSync(config, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
