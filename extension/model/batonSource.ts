@@ -35,9 +35,11 @@ const RETRY_MS = 5000;
 const LISTS_MAX_AGE_MS = 750;
 /**
  * A copy of the database this window opened while no writer ran is closed once a writer
- * has answered its calls this long: its memory (tens of megabytes at 10k issues) goes
- * back. Not at once: a writer that comes and goes within moments does not make the
- * window load the database again each time.
+ * has answered its calls this long, and stops being caught up. Its file's array goes to
+ * the garbage collector; the WebAssembly memory SQLite grew into stays with the process
+ * (sql.js keeps one instance per process, and such memory never shrinks), so the
+ * extension host's RSS goes down by less than the copy took. Not at once: a writer that
+ * comes and goes within moments does not make the window load the database again each time.
  */
 const DROP_COPY_AFTER_MS = 30_000;
 
