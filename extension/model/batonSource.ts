@@ -52,6 +52,8 @@ interface CheckedStore {
 /** The issue lists as last read, and the store version they were read at. */
 interface ListsRead {
   value: IssueLists;
+  /** Each list as JSON, to tell the next read of it from this one. */
+  texts: Record<string, string>;
   storeVersion: string;
   at: number;
 }
@@ -179,7 +181,7 @@ export class BatonSource implements ClaimsSource, Disposable {
       const at = this.now();
       const lists = await readLists(opened.baton, this.checkpoints);
       if (!lists.ok) return { kind: 'error', error: lists.error };
-      this.lists = { value: lists.value, storeVersion, at };
+      this.lists = { ...sameAsBefore(lists.value, this.lists), storeVersion, at };
     }
     return { kind: 'ready', snapshot: { ...claims.value, ...this.lists.value }, dbPath };
   }
@@ -278,3 +280,18 @@ export class BatonSource implements ClaimsSource, Disposable {
   }
 }
 
+
+/**
+ * The lists read, where one is as it was, the array read before: most changes of the
+ * store while agents work touch leases only, and the view then builds and redraws none
+ * of its issue rows (buildTree keeps them while the arrays are the same).
+ */
+function sameAsBefore(next: IssueLists, before: ListsRead | undefined): Pick<ListsRead, 'value' | 'texts'> {
+  const value = { ...next } as Record<keyof IssueLists, unknown>;
+  const texts: Record<string, string> = {};
+  for (const name of Object.keys(next) as (keyof IssueLists)[]) {
+    texts[name] = JSON.stringify(next[name]);
+    if (before && texts[name] === before.texts[name]) value[name] = before.value[name];
+  }
+  return { value: value as IssueLists, texts };
+}
