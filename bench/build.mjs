@@ -18,5 +18,5 @@ await build({
     'hook-latency': 'bench/hook-latency.ts',
   },
   outdir,
-  external: ['better-sqlite3', 'pg-native'],
+  external: ['better-sqlite3', 'pg-native', 'playwright-core'],
 });

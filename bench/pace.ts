@@ -15,7 +15,7 @@ import { processCpuMs, processMemory, round, summarize, type Summary } from './s
  */
 
 /** One call per agent this often: an agent working at a human pace. */
-const PACE_MS = 2000;
+export const PACE_MS = 2000;
 /** Seconds while only half of the agents call: their servers' CPU then is the idle cost. */
 const IDLE_SEC = 10;
 /** Seconds of calls after the writer is killed, every agent left calling. */

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -8,6 +8,7 @@ import { buildDataset, copyForRun, type Dataset } from './dataset.js';
 import { measureFloor, measureWake } from './floor.js';
 import { AgentSet, type SetConfig } from './load-run.js';
 import { PostgresDatasets } from './postgres.js';
+import { runEditorSection } from './editor-section.js';
 import { runPace } from './pace-section.js';
 import { modelProbe, readPathProbe, recoveryProbe, spawnProbe } from './probes.js';
 import { addRatios, cpuTable, judgeTargets, opsTable, phasesTable, probesText, runsTable, targetsTable, warmupTable } from './report.js';
@@ -62,6 +63,13 @@ const USAGE = `usage: npm run bench [-- options]
                        --seconds (default 30) from a cold start
   --pace-cli <l=path,...>  the builds it measures side by side, each a label and a
                        dist/cli.js (default: this build's)
+  --only extension     only the section "the extension host" (bench/editor-section.ts):
+                       a real VS Code (code-server, see test/vscode/install.sh) on 10k
+                       issues (--issues, the first size) with the Claims view shown,
+                       8 agents (--procs, the first count) at a human pace, --seconds
+                       (default 60) measured, beside the same window without Baton
+  --editor-vsix <l=path,...>  the builds of the extension it measures side by side,
+                       each a label and a .vsix (default: this build, packaged now)
   --help               this text
 `;
 
@@ -83,6 +91,7 @@ function readOptions() {
         commit: { type: 'boolean', default: false },
         only: { type: 'string' },
         'pace-cli': { type: 'string' },
+        'editor-vsix': { type: 'string' },
         help: { type: 'boolean', default: false },
       },
     }));
@@ -110,19 +119,24 @@ function readOptions() {
     return n;
   };
   const warmupSec = number('warmup', values.warmup, quick ? 1 : 2, 0, 60);
-  if (values.only !== undefined && values.only !== 'pace') usageError('--only: pace is the one section run alone');
+  if (values.only !== undefined && values.only !== 'pace' && values.only !== 'extension') usageError('--only: pace or extension, the sections run alone');
   const pace = values.only === 'pace';
+  const editor = values.only === 'extension';
+  const pairs = (name: string, text: string | undefined) =>
+    text?.split(',').map((pair) => {
+      const [label, path] = pair.split('=');
+      if (!label || !path) usageError(`--${name}: label=path pairs, separated by commas`);
+      return { label, path: resolve(path) };
+    });
   return {
     pace,
-    paceClis: values['pace-cli']?.split(',').map((pair) => {
-      const [label, path] = pair.split('=');
-      if (!label || !path) usageError('--pace-cli: label=path pairs, separated by commas');
-      return { label, path: resolve(path) };
-    }),
+    editor,
+    paceClis: pairs('pace-cli', values['pace-cli']),
+    editorVsixes: pairs('editor-vsix', values['editor-vsix']),
     quick,
-    sizes: list('issues', values.issues, pace ? [10_000, 50_000] : quick ? [10_000] : [1_000, 10_000, 50_000], 100, 200_000),
-    procCounts: list('procs', values.procs, pace ? [8, 16] : quick ? [1, 8] : [1, 4, 8], 1, 16),
-    durationSec: number('seconds', values.seconds, pace ? 30 : 6, 1, 120),
+    sizes: list('issues', values.issues, editor ? [10_000] : pace ? [10_000, 50_000] : quick ? [10_000] : [1_000, 10_000, 50_000], 100, 200_000),
+    procCounts: list('procs', values.procs, editor ? [8] : pace ? [8, 16] : quick ? [1, 8] : [1, 4, 8], 1, 16),
+    durationSec: number('seconds', values.seconds, editor ? 60 : pace ? 30 : 6, 1, 120),
     warmupSec,
     warmupCycles: whole('warmup-cycles', values['warmup-cycles'], WARMUP_CYCLES, 0, 10_000),
     warmupMaxSec: number('warmup-max', values['warmup-max'], Math.max(WARMUP_MAX_SEC, warmupSec), warmupSec, 600),
@@ -155,6 +169,7 @@ const progress = (line: string) => process.stderr.write(`[${((performance.now() 
 const k = (n: number) => `${n / 1000}k`;
 
 async function main(): Promise<void> {
+  if (options.editor) return runEditorSection({ root, cli, vsixes: options.editorVsixes ?? [{ label: 'this', path: packageVsix() }], issues: sizes[0], agents: procCounts[0], seconds: durationSec, resultsDir, progress });
   if (options.pace) return runPace({ clis: options.paceClis ?? [{ label: 'this', path: cli }], sizes, agentCounts: procCounts, seconds: durationSec, progress });
   if (!existsSync(cli)) throw new Error(`${cli} is missing: run npm run build first (npm run bench does)`);
 
@@ -366,6 +381,13 @@ function sourceVersion(): { commit: string; modified: boolean } | null {
   } catch {
     return null;
   }
+}
+
+/** This build packaged as a .vsix, as `npm run package` makes it; answers its path. */
+function packageVsix(): string {
+  execFileSync('npm', ['run', '--silent', 'package'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  const { name, version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; version: string };
+  return join(root, `${name}-${version}.vsix`);
 }
 
 main().catch((error: unknown) => {

@@ -11,18 +11,31 @@ import type { BenchResults } from './results-shape.js';
  * file. Answers the paths written, relative to `root`.
  */
 export function writeResults(resultsDir: string, results: BenchResults, options: { commit: boolean; root: string }): string[] {
-  const runDir = join(resultsDir, 'runs', results.date.replace(/:/g, '-').replace(/\.\d+Z$/, 'Z'));
+  const runDir = runDirFor(resultsDir, results.date);
   const files: [name: string, text: string][] = [['latest.json', `${JSON.stringify(results, null, 2)}\n`]];
   if (results.runs.length) files.push(['chart.svg', renderChart(results)]);
   const written: string[] = [];
   for (const dir of options.commit ? [runDir, resultsDir] : [runDir]) {
-    mkdirSync(dir, { recursive: true });
-    for (const [name, text] of files) {
-      const path = join(dir, name);
-      writeFileSync(`${path}.tmp`, text);
-      renameSync(`${path}.tmp`, path);
-      written.push(relative(options.root, path));
-    }
+    for (const [name, text] of files) written.push(relative(options.root, writeWhole(dir, name, text)));
   }
   return written;
+}
+
+/** Writes the results of a section run alone as `name` in the run's folder under `runs/`; answers its path, relative to `root`. */
+export function writeRunFile(resultsDir: string, date: string, name: string, value: unknown, root: string): string {
+  return relative(root, writeWhole(runDirFor(resultsDir, date), name, `${JSON.stringify(value, null, 2)}\n`));
+}
+
+/** The folder of a run's results, named after its start. */
+function runDirFor(resultsDir: string, date: string): string {
+  return join(resultsDir, 'runs', date.replace(/:/g, '-').replace(/\.\d+Z$/, 'Z'));
+}
+
+/** Writes a file through a temporary one, so an interrupted run never leaves half of it. */
+function writeWhole(dir: string, name: string, text: string): string {
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, name);
+  writeFileSync(`${path}.tmp`, text);
+  renameSync(`${path}.tmp`, path);
+  return path;
 }

@@ -43,11 +43,23 @@ export interface Followable {
   followable(): boolean;
 }
 
+/** Where the calls of a process opened with `forward` go, and its own copy of the database. */
+export interface Forwarding {
+  /** Whether another process writes for the database and this one's calls go to it (it looks for one if need be). */
+  writerReached(): Promise<boolean>;
+  /** Whether this process holds its own copy: it opened the file, having run calls while no writer ran. */
+  holdsCopy(): boolean;
+  /** Closes that copy, when no call runs on it, so that its memory goes back; a later call without a writer opens it again. */
+  dropCopy(): Promise<boolean>;
+}
+
 export interface Opened extends Followable {
   baton: Baton;
   store: Store;
   location: Location;
   config: BatonConfig;
+  /** Set when the calls go to the writer while one runs (`forward`, file store only). */
+  forwarding?: Forwarding;
   /** Stops writing for others or through them, then closes the store. */
   close(): Promise<void>;
 }
@@ -94,6 +106,11 @@ export async function openBaton(options: OpenOptions): Promise<Result<Opened>> {
       baton: joined?.baton ?? baton,
       follow: (on: boolean) => lazy.opened?.follow(on),
       followable: () => lazy.opened?.followable ?? false,
+      forwarding: {
+        writerReached: async () => (await joined?.route.current()) !== undefined,
+        holdsCopy: () => lazy.opened !== undefined,
+        dropCopy: () => lazy.drop(),
+      },
       close: async () => {
         await joined?.route.close();
         await lazy.close();

@@ -1,16 +1,16 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Baton } from '../../shared/baton.js';
 import { CONFIG_FILE } from '../../shared/config.js';
 import { resolveLocation } from '../../shared/location.js';
-import { openBaton, type Opened } from '../../shared/open.js';
+import { type Forwarding, openBaton, type Opened } from '../../shared/open.js';
 import { batonError, StoreUnavailableError, type BatonError } from '../../shared/errors.js';
 import { fail, ok, type Result } from '../../shared/result.js';
 import { clockOffsetMs } from '../../shared/store/clock-offset.js';
-import type { IssueSummary } from '../../shared/types.js';
 import type { Disposable } from './emitter.js';
-import { readBlocked } from './readBlocked.js';
-import type { BatonSnapshot, ClaimsSource, ModelState } from './snapshot.js';
+import { databaseFilesStamp, fileStamp } from './fileStamp.js';
+import { type CheckpointsSeen, type IssueLists, readClaims, readLists } from './readSnapshot.js';
+import type { ClaimsSource, ModelState } from './snapshot.js';
 
 export interface BatonSourceOptions {
   /** The workspace folder; null when the window has none. */
@@ -24,12 +24,6 @@ export interface BatonSourceOptions {
   now?: () => number;
 }
 
-/** How many issues of each status the view reads; past that a list is cut (Blocked never is). */
-const LIST_LIMIT = 1000;
-/** Done issues shown: those finished last. */
-const DONE_LIMIT = 10;
-/** Unheld issues in progress looked up one by one for a checkpoint to resume from; more are shown without. */
-const DETAIL_LIMIT = 100;
 /** A store that fails to open or to read is closed and opened again after this long, not at every poll. */
 const RETRY_MS = 5000;
 /**
@@ -39,6 +33,15 @@ const RETRY_MS = 5000;
  * lists still follow other processes within a second.
  */
 const LISTS_MAX_AGE_MS = 750;
+/**
+ * A copy of the database this window opened while no writer ran is closed once a writer
+ * has answered its calls this long, and stops being caught up. Its file's array goes to
+ * the garbage collector; the WebAssembly memory SQLite grew into stays with the process
+ * (sql.js keeps one instance per process, and such memory never shrinks), so the
+ * extension host's RSS goes down by less than the copy took. Not at once: a writer that
+ * comes and goes within moments does not make the window load the database again each time.
+ */
+const DROP_COPY_AFTER_MS = 30_000;
 
 /** A store that could read its files just now, and the version it read. */
 interface CheckedStore {
@@ -49,6 +52,8 @@ interface CheckedStore {
 /** The issue lists as last read, and the store version they were read at. */
 interface ListsRead {
   value: IssueLists;
+  /** Each list as JSON, to tell the next read of it from this one. */
+  texts: Record<string, string>;
   storeVersion: string;
   at: number;
 }
@@ -70,10 +75,16 @@ export class BatonSource implements ClaimsSource, Disposable {
   /** When the store in `opening` first failed to open or to read its files; undefined while it works. */
   private failedAt: number | undefined;
   private lists: ListsRead | undefined;
+  /** Which unheld issues in progress had a checkpoint when last looked up (see `readLists`). */
+  private readonly checkpoints: CheckpointsSeen = new Map();
   /** Whether anyone shows the issue lists (the Claims view is visible): while not, they are not kept current. */
   private listsShown = true;
   /** How far this machine's clock is ahead of the store's, as measured when the store in force was opened. */
   private offset = 0;
+  /** Since when the calls of the store in force have gone to a writer without a break; undefined while none runs. */
+  private writerSince: number | undefined;
+  /** Where the calls of the store last opened go, once it opened. */
+  private forwarding: Forwarding | undefined;
   private readonly env: NodeJS.ProcessEnv;
   private readonly now: () => number;
 
@@ -115,6 +126,11 @@ export class BatonSource implements ClaimsSource, Disposable {
    */
   showLists(shown: boolean): void {
     this.listsShown = shown;
+  }
+
+  /** Whether this window holds a copy of the database: not while a writer answers its calls, nor on PostgreSQL. */
+  holdsCopy(): boolean {
+    return this.forwarding?.holdsCopy() ?? false;
   }
 
   /** Whether there is anything to open: a database file, or a PostgreSQL URL. */
@@ -163,9 +179,9 @@ export class BatonSource implements ClaimsSource, Disposable {
     if (!claims.ok) return { kind: 'error', error: claims.error };
     if (options.full || this.lists === undefined || this.listsDue(storeVersion)) {
       const at = this.now();
-      const lists = await readLists(opened.baton);
+      const lists = await readLists(opened.baton, this.checkpoints);
       if (!lists.ok) return { kind: 'error', error: lists.error };
-      this.lists = { value: lists.value, storeVersion, at };
+      this.lists = { ...sameAsBefore(lists.value, this.lists), storeVersion, at };
     }
     return { kind: 'ready', snapshot: { ...claims.value, ...this.lists.value }, dbPath };
   }
@@ -174,7 +190,10 @@ export class BatonSource implements ClaimsSource, Disposable {
     const opening = this.opening;
     this.opening = undefined;
     this.failedAt = undefined;
+    this.writerSince = undefined;
+    this.forwarding = undefined;
     this.lists = undefined;
+    this.checkpoints.clear();
     void opening?.then((o) => (o.ok ? o.value.close() : undefined)).catch(() => undefined);
   }
 
@@ -191,7 +210,7 @@ export class BatonSource implements ClaimsSource, Disposable {
     if (this.options.cwd === null) return fail('STORE_UNAVAILABLE', 'Open a folder to use Baton.', { reason: 'no workspace folder' });
     // The settings are read once per open: when `.baton.json` changes, the view, the renewer's
     // period and the lease length it renews to follow it only through a new open.
-    const config = stamp(this.configFile);
+    const config = fileStamp(this.configFile);
     const failing = this.failedAt !== undefined && this.now() - this.failedAt > RETRY_MS;
     if (this.opening !== undefined && (failing || config !== this.openedConfig)) this.dispose();
     if (!create && this.opening === undefined && !this.exists()) return null;
@@ -203,6 +222,13 @@ export class BatonSource implements ClaimsSource, Disposable {
         db: this.options.db,
         env: this.env,
         caller: { agent: 'vscode', renewer: this.options.renewer },
+        // While a `baton serve` writes for the database, the window's reads and writes go to
+        // it and the window holds no copy; with none, it uses its own, as a CLI command does.
+        // It never becomes the writer itself: the writer runs every agent's calls, and in the
+        // extension host they would take turns with every other extension and slow typing;
+        // a window reloaded or closed would also cost every agent a failover. The renewer
+        // needs no writer of its own: its renewals go wherever the other calls go.
+        forward: 'client',
       }).then(async (opened) => {
         // Measured once per open; a store that cannot answer now fails its first read instead.
         if (opened.ok) this.offset = await clockOffsetMs(opened.value.store).catch(() => 0);
@@ -213,13 +239,31 @@ export class BatonSource implements ClaimsSource, Disposable {
     const opened = await opening;
     if (!opened.ok) return this.failed(opening, opened.error);
     try {
-      const storeVersion = await opened.value.store.version();
+      const storeVersion = await this.versionOf(opened.value);
       if (this.opening === opening) this.failedAt = undefined;
       return ok({ opened: opened.value, storeVersion });
     } catch (error) {
       if (!(error instanceof StoreUnavailableError)) throw error;
       return this.failed(opening, batonError('STORE_UNAVAILABLE', error.message, { path: error.path, reason: error.reason }));
     }
+  }
+
+  /**
+   * The store's version. While a writer answers this window's calls, it is told from the
+   * database's files, so that a poll neither loads a copy nor sends the writer a request;
+   * a copy opened before the writer came is dropped once the writer has lasted a while.
+   * With no writer, the window's own copy catches up and answers, and so checks the files.
+   */
+  private async versionOf(opened: Opened): Promise<string> {
+    const forwarding = opened.forwarding;
+    this.forwarding = forwarding;
+    if (forwarding === undefined || !(await forwarding.writerReached())) {
+      this.writerSince = undefined;
+      return opened.store.version();
+    }
+    this.writerSince ??= this.now();
+    if (forwarding.holdsCopy() && this.now() - this.writerSince >= DROP_COPY_AFTER_MS) await forwarding.dropCopy();
+    return `files:${databaseFilesStamp(opened.location.dbPath)}`;
   }
 
   /** Notes when the store in force began to fail, so that it is tried afresh `RETRY_MS` later, not at every poll. */
@@ -236,55 +280,18 @@ export class BatonSource implements ClaimsSource, Disposable {
   }
 }
 
-/** What tells one version of a file from another (cheaply, at every poll), or 'none'. */
-function stamp(file: string | null): string {
-  const stat = file === null ? undefined : statSync(file, { throwIfNoEntry: false });
-  return stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}` : 'none';
-}
 
-/** What the view shows of the claims: read at every change. */
-type ClaimsPart = Pick<BatonSnapshot, 'leaseSeconds' | 'idleSeconds' | 'claims' | 'fences' | 'sessions'>;
-/** The issue lists of the view: read at most every `LISTS_MAX_AGE_MS` while the store changes. */
-type IssueLists = Omit<BatonSnapshot, keyof ClaimsPart>;
-
-/** The live claims with their fences, and the sessions that tell whose holder still runs. */
-async function readClaims(baton: Baton): Promise<Result<ClaimsPart>> {
-  const [claims, fences, sessions] = await Promise.all([baton.listClaims(), baton.liveFences(), baton.listSessions()]);
-  if (!claims.ok) return claims;
-  if (!fences.ok) return fences;
-  if (!sessions.ok) return sessions;
-  // A claim taken or ended between the reads shows right at the next reload.
-  return ok({ leaseSeconds: baton.leaseSeconds, idleSeconds: baton.config.idleSeconds, claims: claims.value.claims, fences: fences.value, sessions: sessions.value.sessions });
-}
-
-/** The issue lists, and which unheld issues in progress have a checkpoint to resume from. */
-async function readLists(baton: Baton): Promise<Result<IssueLists>> {
-  const [ready, todo, doing, review, done, stuck] = await Promise.all([
-    baton.readyQueue({ limit: LIST_LIMIT }),
-    baton.listIssues({ status: 'todo', limit: LIST_LIMIT }),
-    baton.listIssues({ status: 'doing', limit: LIST_LIMIT }),
-    baton.listIssues({ status: 'review', limit: LIST_LIMIT }),
-    baton.recentlyDone({ limit: DONE_LIMIT }),
-    baton.listIssues({ status: 'stuck', limit: LIST_LIMIT }),
-  ]);
-  if (!ready.ok) return ready;
-  if (!todo.ok) return todo;
-  if (!doing.ok) return doing;
-  if (!review.ok) return review;
-  if (!done.ok) return done;
-  if (!stuck.ok) return stuck;
-  const blocked = await readBlocked(baton, { todo: todo.value, doing: doing.value, review: review.value });
-  if (!blocked.ok) return blocked;
-  const unheld = doing.value.issues.filter((i) => !i.held).slice(0, DETAIL_LIMIT);
-  const details = await Promise.all(unheld.map(async (i: IssueSummary) => ({ key: i.key, detail: await baton.getIssue({ key: i.key }) })));
-  return ok({
-    ready: ready.value.issues,
-    todo: todo.value.issues,
-    doing: doing.value.issues,
-    review: review.value.issues,
-    blocked: blocked.value,
-    done: done.value.issues,
-    stuck: stuck.value.issues,
-    checkpointed: details.filter(({ detail }) => detail.ok && detail.value.checkpoint).map(({ key }) => key),
-  });
+/**
+ * The lists read, where one is as it was, the array read before: most changes of the
+ * store while agents work touch leases only, and the view then builds and redraws none
+ * of its issue rows (buildTree keeps them while the arrays are the same).
+ */
+function sameAsBefore(next: IssueLists, before: ListsRead | undefined): Pick<ListsRead, 'value' | 'texts'> {
+  const value = { ...next } as Record<keyof IssueLists, unknown>;
+  const texts: Record<string, string> = {};
+  for (const name of Object.keys(next) as (keyof IssueLists)[]) {
+    texts[name] = JSON.stringify(next[name]);
+    if (before && texts[name] === before.texts[name]) value[name] = before.value[name];
+  }
+  return { value: value as IssueLists, texts };
 }

@@ -44,32 +44,49 @@ function splitKey(key: string): [string, number] {
 }
 
 /**
+ * The issue rows last built, kept by the caller between builds: while the snapshot holds
+ * the same lists (a reload of the claims alone, or a tick of the countdowns), they are
+ * used again rather than built anew for thousands of issues.
+ */
+export interface TreeMemo {
+  lists?: readonly unknown[];
+  rows?: Map<Exclude<GroupId, 'claimed'>, IssueNode[]>;
+}
+
+/**
  * The groups of the Claims view, in order, leaving out empty ones: an empty list means
  * nothing to show, and the view shows its welcome text instead.
  */
-export function buildTree(snapshot: BatonSnapshot, ctx: TreeContext): GroupNode[] {
+export function buildTree(snapshot: BatonSnapshot, ctx: TreeContext, memo: TreeMemo = {}): GroupNode[] {
+  const claims = [...snapshot.claims].sort((a, b) => a.expiresAt.localeCompare(b.expiresAt) || keyOrder(a.key, b.key));
+  const lists = [snapshot.ready, snapshot.todo, snapshot.doing, snapshot.review, snapshot.blocked, snapshot.done, snapshot.stuck, snapshot.checkpointed];
+  if (!memo.rows || !memo.lists || lists.some((list, i) => list !== memo.lists![i])) {
+    memo.rows = issueRows(snapshot, ctx.now);
+    memo.lists = lists;
+  }
+  const rows = memo.rows;
+  const groups: GroupNode[] = [
+    group('attention', rows.get('attention')!),
+    group('claimed', claims.map((c) => claimNode(c, snapshot, ctx))),
+    ...(['doing', 'ready', 'blocked', 'review', 'done'] as const).map((id) => group(id, rows.get(id)!)),
+  ];
+  return groups.filter((g) => g.children.length > 0);
+}
+
+/** The rows of every group but Claimed, which come from the issue lists alone. */
+function issueRows(snapshot: BatonSnapshot, now: number): Map<Exclude<GroupId, 'claimed'>, IssueNode[]> {
   // Blocked issues come with their unfinished blockers, which the cut lists may not hold.
   const open = new Set([...snapshot.todo, ...snapshot.doing, ...snapshot.review].map((i) => i.key).concat(snapshot.blocked.flatMap((i) => i.blockedBy)));
   const checkpointed = new Set(snapshot.checkpointed);
-  const claims = [...snapshot.claims].sort((a, b) => a.expiresAt.localeCompare(b.expiresAt) || keyOrder(a.key, b.key));
-  const unheld = snapshot.doing.filter((i) => !i.held).sort(byDispatchOrder);
-  const ready = snapshot.ready.filter((i) => i.status === 'todo');
-  const blocked = [...snapshot.blocked].sort(byDispatchOrder);
-  const review = [...snapshot.review].sort(byDispatchOrder);
-  const done = [...snapshot.done].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
-  const issue = (group: Exclude<GroupId, 'claimed'>) => (i: IssueSummary) => issueNode(group, i, open, checkpointed.has(i.key), ctx.now);
-
-  const attention = [...snapshot.stuck].sort(byDispatchOrder);
-  const groups: GroupNode[] = [
-    group('attention', attention.map(issue('attention'))),
-    group('claimed', claims.map((c) => claimNode(c, snapshot, ctx))),
-    group('doing', unheld.map(issue('doing'))),
-    group('ready', ready.map(issue('ready'))),
-    group('blocked', blocked.map(issue('blocked'))),
-    group('review', review.map(issue('review'))),
-    group('done', done.map(issue('done'))),
-  ];
-  return groups.filter((g) => g.children.length > 0);
+  const issue = (group: Exclude<GroupId, 'claimed'>) => (i: IssueSummary) => issueNode(group, i, open, checkpointed.has(i.key), now);
+  return new Map([
+    ['attention', [...snapshot.stuck].sort(byDispatchOrder).map(issue('attention'))],
+    ['doing', snapshot.doing.filter((i) => !i.held).sort(byDispatchOrder).map(issue('doing'))],
+    ['ready', snapshot.ready.filter((i) => i.status === 'todo').map(issue('ready'))],
+    ['blocked', [...snapshot.blocked].sort(byDispatchOrder).map(issue('blocked'))],
+    ['review', [...snapshot.review].sort(byDispatchOrder).map(issue('review'))],
+    ['done', [...snapshot.done].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)).map(issue('done'))],
+  ]);
 }
 
 function group(id: GroupId, children: Array<ClaimNode | IssueNode>): GroupNode {
@@ -186,7 +203,9 @@ function issueNode(group: Exclude<GroupId, 'claimed'>, issue: IssueSummary, open
     done: `done ${formatAgo(issue.updatedAt, now)}`,
     attention: `${issue.status} · reopen to hand it out again`,
   }[group];
-  const explain = {
+  // The tooltip is written only when asked for (a row hovered): building it for every row
+  // of a large list at every redraw was a good part of the view's CPU.
+  const explain = () => ({
     doing: resumed
       ? 'Doing, with no live lease: the next agent to claim it resumes from its checkpoint.'
       : 'Doing, with no live lease: any agent may claim it.',
@@ -195,12 +214,9 @@ function issueNode(group: Exclude<GroupId, 'claimed'>, issue: IssueSummary, open
     review: 'Submitted for review: a reviewer claims it with `next_issue({ role: "reviewer" })`.',
     done: `Done ${formatTime(issue.updatedAt)}.`,
     attention: `Needs attention (${issue.status}): ${escapeMarkdown(issue.attention ?? 'a person must decide')}.`,
-  }[group];
-  const facts = [
-    `Priority ${escapeMarkdown(priority)}`,
-    issue.labels.length ? `labels ${issue.labels.map(escapeMarkdown).join(', ')}` : null,
-    `created ${formatTime(issue.createdAt)}`,
-  ].filter(Boolean);
+  })[group];
+  const facts = () =>
+    [`Priority ${escapeMarkdown(priority)}`, issue.labels.length ? `labels ${issue.labels.map(escapeMarkdown).join(', ')}` : null, `created ${formatTime(issue.createdAt)}`].filter(Boolean);
   return {
     kind: 'issue',
     id: `${group}:${issue.key}`,
@@ -208,7 +224,10 @@ function issueNode(group: Exclude<GroupId, 'claimed'>, issue: IssueSummary, open
     key: issue.key,
     title: issue.title,
     description,
-    tooltip: [`**${escapeMarkdown(issue.key)}** ${escapeMarkdown(issue.title)}`, '', explain, '', facts.join(' · ')].join('\n'),
+    get tooltip() {
+      return [`**${escapeMarkdown(issue.key)}** ${escapeMarkdown(issue.title)}`, '', explain(), '', facts().join(' · ')].join('\n');
+    },
+    stamp: `${issue.updatedAt} ${issue.priority} ${issue.effectivePriority} ${issue.labels.join(',')}`,
     resumed,
     hasCheckpoint,
     blockers,

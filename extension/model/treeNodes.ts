@@ -46,8 +46,10 @@ export interface IssueNode {
   key: string;
   title: string;
   description: string;
-  /** Markdown. */
-  tooltip: string;
+  /** Markdown, written when read. */
+  readonly tooltip: string;
+  /** What else of the issue the row's tooltip shows: a row whose stamp, description and title are unchanged is not redrawn. */
+  stamp: string;
   /** An unheld `doing` issue with a checkpoint: the next claimer resumes it. */
   resumed: boolean;
   hasCheckpoint: boolean;

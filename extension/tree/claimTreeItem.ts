@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { ClaimNode } from '../model/treeNodes.js';
 import { claimUri } from './countdownDecorations.js';
-import { keyedLabel, tooltip } from './markdown.js';
+import { keyedLabel } from './markdown.js';
 
 /**
  * A live lease: key and title, then holder and countdown. `contextValue` words drive the
@@ -12,7 +12,6 @@ export class ClaimTreeItem extends vscode.TreeItem {
     super(keyedLabel(node.key, node.title), vscode.TreeItemCollapsibleState.Collapsed);
     this.id = node.id;
     this.description = node.description;
-    this.tooltip = tooltip(node.tooltip);
     // The resource lets the countdown decorations colour the label in the warning period.
     this.resourceUri = claimUri(node.key);
     // The warning colour near expiry, for an agent idle past the limit, whose lease will lapse,

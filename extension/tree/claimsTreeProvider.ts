@@ -1,16 +1,20 @@
 import * as vscode from 'vscode';
-import { buildTree, type TreeContext } from '../model/buildTree.js';
+import { buildTree, type TreeContext, type TreeMemo } from '../model/buildTree.js';
 import type { ClaimsModel } from '../model/claimsModel.js';
-import type { GroupNode, TreeNode } from '../model/treeNodes.js';
+import type { ClaimNode, GroupNode, IssueNode, TreeNode } from '../model/treeNodes.js';
 import { ClaimTreeItem } from './claimTreeItem.js';
 import type { CountdownDecorations } from './countdownDecorations.js';
 import { DetailTreeItem } from './detailTreeItem.js';
 import { GroupTreeItem } from './groupTreeItem.js';
 import { IssueTreeItem } from './issueTreeItem.js';
+import { tooltip } from './markdown.js';
 
 /**
- * Renders the model as the Claims tree. Data changes redraw the whole tree; the
- * once-a-second tick redraws only the Claimed group, whose countdowns move.
+ * Renders the model as the Claims tree. A change redraws only the groups whose rows
+ * changed (VS Code fetches every row of a group it redraws: thousands on a large
+ * database, with agents changing the store several times a second); the whole tree only
+ * when groups come or go. The once-a-second tick so redraws the Claimed group alone,
+ * whose countdowns move. Tooltips are written when a row is hovered (`resolveTreeItem`).
  */
 export class ClaimsTreeProvider implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<TreeNode | undefined>();
@@ -18,6 +22,7 @@ export class ClaimsTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
   private groups: GroupNode[] = [];
   private readonly parents = new Map<TreeNode, TreeNode>();
   private readonly subscription: vscode.Disposable;
+  private readonly memo: TreeMemo = {};
 
   constructor(
     private readonly model: ClaimsModel,
@@ -34,24 +39,29 @@ export class ClaimsTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
     return this.groups;
   }
 
-  /** Rebuilds from the model and redraws everything. */
+  /** Rebuilds from the model and redraws the groups whose rows changed, or everything when groups came or went. */
   refresh(): void {
-    this.show(this.build());
-  }
-
-  /** Moves the countdowns on; redraws the Claimed group only, unless the groups changed. */
-  tick(): void {
     const next = this.build();
     const sameGroups = next.length === this.groups.length && next.every((g, i) => g.id === this.groups[i]?.id);
     if (!sameGroups) return this.show(next);
-    const claimed = this.groups.find((g) => g.id === 'claimed');
-    if (!claimed) return;
-    // Keep the group objects VS Code holds, so it redraws just the Claimed subtree.
-    claimed.children = next.find((g) => g.id === 'claimed')!.children;
+    // Keep the group objects VS Code holds, so it redraws just the subtrees that changed.
+    const changed = this.groups.filter((group, i) => {
+      const rows = next[i].children;
+      if (sameRows(group.children, rows)) return false;
+      group.children = rows;
+      return true;
+    });
+    if (changed.length === 0) return;
     this.index();
-    this.changed.fire(claimed);
+    for (const group of changed) this.changed.fire(group);
+  }
+
+  /** Moves the countdowns on: redraws the Claimed group, unless the groups changed. */
+  tick(): void {
+    this.refresh();
     // An expired lease changes no version until a sweep: reload so it leaves the Claimed group.
-    if (claimed.children.some((c) => c.kind === 'claim' && c.msLeft <= 0)) void this.model.refresh();
+    const claimed = this.groups.find((g) => g.id === 'claimed');
+    if (claimed?.children.some((c) => c.kind === 'claim' && c.msLeft <= 0)) void this.model.refresh();
   }
 
   getTreeItem(node: TreeNode): vscode.TreeItem {
@@ -65,6 +75,12 @@ export class ClaimsTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
       case 'detail':
         return new DetailTreeItem(node);
     }
+  }
+
+  /** The tooltip of an issue or a claim, written when its row is hovered. */
+  resolveTreeItem(item: vscode.TreeItem, node: TreeNode): vscode.TreeItem {
+    if (item.tooltip === undefined && (node.kind === 'issue' || node.kind === 'claim')) item.tooltip = tooltip(node.tooltip);
+    return item;
   }
 
   getChildren(node?: TreeNode): TreeNode[] {
@@ -85,7 +101,7 @@ export class ClaimsTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
 
   private build(): GroupNode[] {
     const state = this.model.state;
-    return state.kind === 'ready' ? buildTree(state.snapshot, this.context()) : [];
+    return state.kind === 'ready' ? buildTree(state.snapshot, this.context(), this.memo) : [];
   }
 
   private show(groups: GroupNode[]): void {
@@ -109,4 +125,21 @@ export class ClaimsTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
       }
     }
   }
+}
+
+/** Whether two lists of a group's rows would be drawn alike (an issue's tooltip follows its stamp). */
+function sameRows(a: ReadonlyArray<ClaimNode | IssueNode>, b: ReadonlyArray<ClaimNode | IssueNode>): boolean {
+  return a === b || (a.length === b.length && a.every((row, i) => sameRow(row, b[i])));
+}
+
+function sameRow(a: ClaimNode | IssueNode, b: ClaimNode | IssueNode): boolean {
+  if (a.kind === 'issue' && b.kind === 'issue') {
+    return a.id === b.id && a.title === b.title && a.description === b.description && a.hasCheckpoint === b.hasCheckpoint && a.stamp === b.stamp;
+  }
+  // Few claims, and their tooltip changes with every countdown: compared in full.
+  return a.kind === 'claim' && b.kind === 'claim' && claimStamp(a) === claimStamp(b);
+}
+
+function claimStamp(row: ClaimNode): string {
+  return [row.id, row.tooltip, row.description, row.warning, row.idle, row.keptAliveHere, ...row.details.flatMap((d) => [d.value, d.tooltip])].join('\n');
 }

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { COMMANDS } from '../constants.js';
 import type { IssueNode } from '../model/treeNodes.js';
-import { keyedLabel, tooltip } from './markdown.js';
+import { keyedLabel } from './markdown.js';
 
 function icon(node: IssueNode): vscode.ThemeIcon {
   switch (node.group) {
@@ -26,7 +26,6 @@ export class IssueTreeItem extends vscode.TreeItem {
     super(keyedLabel(node.key, node.title), vscode.TreeItemCollapsibleState.None);
     this.id = node.id;
     this.description = node.description;
-    this.tooltip = tooltip(node.tooltip);
     this.iconPath = icon(node);
     this.contextValue = ['issue', node.group, node.hasCheckpoint ? 'checkpoint' : ''].filter(Boolean).join(' ');
     this.command = { command: COMMANDS.showActivity, title: 'Show History', arguments: [node.key] };

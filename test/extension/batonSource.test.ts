@@ -146,6 +146,20 @@ describe('BatonSource while the store keeps changing', () => {
     expect(await keys()).toEqual({ todo: ['BAT-3', 'BAT-2'], claims: ['BAT-1'] });
   });
 
+  it('hands back the arrays of the lists a read found unchanged, so that the view keeps their rows', async () => {
+    const other = await agent('claude');
+    await other.baton.createIssue({ title: 'One' });
+    const s = source();
+    const first = await s.load({ full: true });
+    await other.baton.createIssue({ title: 'Two' });
+    const second = await s.load({ full: true });
+    if (first.kind !== 'ready' || second.kind !== 'ready') throw new Error('not ready');
+    expect(second.snapshot.todo).not.toBe(first.snapshot.todo);
+    expect(second.snapshot.todo.map((i) => i.title).sort()).toEqual(['One', 'Two']);
+    expect(second.snapshot.done).toBe(first.snapshot.done);
+    expect(second.snapshot.review).toBe(first.snapshot.review);
+  });
+
   it('reads everything afresh when asked for a full load', async () => {
     const other = await agent('claude');
     await other.baton.createIssue({ title: 'One' });

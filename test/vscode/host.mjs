@@ -25,6 +25,17 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
+/** User settings of a workbench as a person would have it, without what would load it for nothing. */
+export const WORKBENCH_SETTINGS = {
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  'chat.disableAIFeatures': true,
+  'telemetry.telemetryLevel': 'off',
+  'extensions.ignoreRecommendations': true,
+  'git.openRepositoryInParentFolders': 'never',
+};
+
 /** A port nobody listens on now. */
 export function freePort() {
   return new Promise((resolve, reject) => {

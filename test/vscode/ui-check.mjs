@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { codeServer, deadline, freePort, here, launchBrowser, node24, root, startProcess, stopProcess, waitForHttp } from './host.mjs';
+import { codeServer, deadline, freePort, here, launchBrowser, node24, root, startProcess, stopProcess, waitForHttp, WORKBENCH_SETTINGS } from './host.mjs';
 
 const CHECK_LIMIT_MS = 120_000;
 const README_SCREENSHOT = join(root, 'docs', 'screenshot-claims.png');
@@ -24,16 +24,7 @@ export async function runUiCheck(runDir) {
   writeFileSync(join(ws, 'README.md'), '# A repository that agents work on\n');
   writeFileSync(
     join(dirs.userData, 'User', 'settings.json'),
-    JSON.stringify({
-      'workbench.startupEditor': 'none',
-      'workbench.colorTheme': 'Default Dark Modern',
-      'workbench.tips.enabled': false,
-      'workbench.secondarySideBar.defaultVisibility': 'hidden',
-      'chat.disableAIFeatures': true,
-      'telemetry.telemetryLevel': 'off',
-      'extensions.ignoreRecommendations': true,
-      'git.openRepositoryInParentFolders': 'never',
-    }),
+    JSON.stringify({ ...WORKBENCH_SETTINGS, 'workbench.colorTheme': 'Default Dark Modern' }),
   );
 
   const seedJs = join(here, '.cache', 'seed.mjs');

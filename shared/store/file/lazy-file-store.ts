@@ -18,6 +18,8 @@ export class LazyFileStore implements Store {
   private file: FileStore | undefined;
   private othersWriteHere = false;
   private closed = false;
+  /** Operations under way on the opened file, which `drop` waits to be none. */
+  private busy = 0;
 
   constructor(private readonly options: FileStoreOptions) {
     this.location = storePaths(options.path).snapshot;
@@ -56,28 +58,52 @@ export class LazyFileStore implements Store {
     this.file?.setOthersWriteHere(others);
   }
 
-  async read<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    return (await this.open()).read(fn);
+  /**
+   * Closes the copy opened here, when nothing runs on it, so that its memory goes back;
+   * the next use opens the file again. For a process whose calls have gone to a writer
+   * for a while (the editor): its copy only grows stale. Answers whether it dropped one.
+   */
+  async drop(): Promise<boolean> {
+    const file = this.file;
+    if (file === undefined || this.busy > 0 || this.closed) return false;
+    this.file = undefined;
+    this.opening = undefined;
+    await file.close();
+    return true;
   }
 
-  async write<T>(fn: (tx: Tx) => Promise<Result<T>>): Promise<Result<T>> {
-    return (await this.open()).write(fn);
+  read<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.using((file) => file.read(fn));
   }
 
-  async version(): Promise<string> {
-    return (await this.open()).version();
+  write<T>(fn: (tx: Tx) => Promise<Result<T>>): Promise<Result<T>> {
+    return this.using((file) => file.write(fn));
   }
 
-  async analyze(): Promise<void> {
-    return (await this.open()).analyze();
+  version(): Promise<string> {
+    return this.using((file) => file.version());
   }
 
-  async compact(): Promise<void> {
-    return (await this.open()).compact();
+  analyze(): Promise<void> {
+    return this.using((file) => file.analyze());
   }
 
-  async info(): Promise<StoreInfo> {
-    return (await this.open()).info();
+  compact(): Promise<void> {
+    return this.using((file) => file.compact());
+  }
+
+  info(): Promise<StoreInfo> {
+    return this.using((file) => file.info());
+  }
+
+  /** Runs `fn` on the opened file, counted as under way so that `drop` leaves the file open meanwhile. */
+  private async using<T>(fn: (file: FileStore) => Promise<T>): Promise<T> {
+    this.busy++;
+    try {
+      return await fn(await this.open());
+    } finally {
+      this.busy--;
+    }
   }
 
   async close(): Promise<void> {
