@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { buildDataset, copyForRun } from './dataset.js';
 import { type EditorWindow, loadVsCodeHost, openWindow } from './editor-window.js';
 import { PaceAgent } from './pace-agent.js';
-import { PACE_MS } from './pace.js';
-import { processCpuMs, processMemory, round } from './stats.js';
+import { makeCodeCache, PACE_MS } from './pace.js';
+import { processCpuMs, processMemory, round, summarize } from './stats.js';
 import { writeRunFile } from './write-results.js';
 
 /*
@@ -72,7 +72,7 @@ export async function runEditorSection(options: EditorOptions): Promise<void> {
     writeFileSync(join(repo, 'README.md'), '# A repository that agents work on\n');
     // Where the extension and every server of the repository find the database.
     const db = await copyForRun(dataset, join(repo, '.git', 'baton'), 'baton');
-    execFileSync(process.execPath, [options.cli, '--version'], { stdio: 'ignore' });
+    makeCodeCache(options.cli);
 
     agents.push(...(await Promise.all(Array.from({ length: options.agents }, (_, i) => PaceAgent.start(options.cli, db, `editor-${i}`)))));
     progress(`${options.agents} agents started`);
@@ -112,12 +112,12 @@ export async function runEditorSection(options: EditorOptions): Promise<void> {
     const results: EditorResult[] = windows.map((w, i) => ({
       label: w.label,
       cpuMsPerSec: round(used[i]),
-      rssMeanMb: round(mean(rss[i])),
+      rssMeanMb: round(summarize(rss[i]).mean),
       rssMaxMb: round(Math.max(...rss[i])),
       peakMb: round(processMemory(w.extensionHostPid)?.peakMb ?? NaN),
       rssEndMb: round(rssEnd[i]),
       batonCpuMsPerSec: i === 0 ? null : round(used[i] - used[0]),
-      batonRssMb: i === 0 ? null : round(mean(rss[i]) - mean(rss[0])),
+      batonRssMb: i === 0 ? null : round(summarize(rss[i]).mean - summarize(rss[0]).mean),
     }));
     const run = {
       date: new Date().toISOString(),
@@ -139,10 +139,6 @@ export async function runEditorSection(options: EditorOptions): Promise<void> {
     for (const w of windows) await w.close().catch((error: unknown) => progress(`closing ${w.label}: ${(error as Error).message}`));
     rmSync(work, { recursive: true, force: true });
   }
-}
-
-function mean(values: number[]): number {
-  return values.reduce((a, b) => a + b, 0) / values.length;
 }
 
 /** One line per window; Baton's part is its difference from the window without Baton. */

@@ -5,9 +5,10 @@ import { pathToFileURL } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 
 /*
- * One VS Code window of the editor section: code-server's VS Code server (test/vscode,
- * see /work/shared/VSCODE-TESTING.md) on the scratch repository, its workbench open in
- * headless Chromium, with a given .vsix of Baton installed or none.
+ * One VS Code window of the editor section: code-server's VS Code server (installed by
+ * test/vscode/install.sh, started as test/vscode/host.mjs starts it) on the scratch
+ * repository, its workbench open in headless Chromium, with a given .vsix of Baton
+ * installed or none.
  */
 
 /** What test/vscode/host.mjs offers: starting the server and the browser, in process groups killed at exit. */

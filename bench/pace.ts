@@ -65,14 +65,21 @@ export interface PaceResult {
 const LEASE_TOOLS = new Set(['heartbeat', 'checkpoint', 'done']);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * A build's first run writes its code cache (mcp-server/launch.ts), once per install and
+ * V8 flags: made here, under the servers' own settings, so that the agents start as they
+ * do every day after that.
+ */
+export function makeCodeCache(cli: string): void {
+  execFileSync(process.execPath, [cli, '--version'], { env: { ...process.env, ...SERVER_ENV }, stdio: 'ignore' });
+}
+
 export async function runPaceRound(config: PaceConfig): Promise<PaceResult> {
   const { agents: n, progress } = config;
   const dir = join(config.work, `pace-${config.build}-${config.dataset.issues}-${n}`);
   mkdirSync(dir, { recursive: true });
   const db = await copyForRun(config.dataset, dir, 'baton');
-  // A build's first run writes its code cache (mcp-server/launch.ts), once per install:
-  // made here, so that the agents start as they do every day after that.
-  execFileSync(process.execPath, [config.cli, '--version'], { env: { ...process.env, ...SERVER_ENV }, stdio: 'ignore' });
+  makeCodeCache(config.cli);
   const socket = `${db}.sock`;
   const agents: PaceAgent[] = [];
   try {

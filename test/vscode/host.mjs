@@ -1,5 +1,6 @@
-// Starting and stopping a real VS Code (the server inside code-server) and headless
-// Chromium for the extension's tests. See /work/shared/VSCODE-TESTING.md.
+// Starting and stopping a real VS Code (the server inside the npm package code-server, on
+// the Node 24 it requires, both installed by install.sh) and headless Chromium for the
+// extension's tests.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
