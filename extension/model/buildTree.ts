@@ -59,16 +59,17 @@ export interface TreeMemo {
  */
 export function buildTree(snapshot: BatonSnapshot, ctx: TreeContext, memo: TreeMemo = {}): GroupNode[] {
   const claims = [...snapshot.claims].sort((a, b) => a.expiresAt.localeCompare(b.expiresAt) || keyOrder(a.key, b.key));
-  const lists = [snapshot.ready, snapshot.todo, snapshot.doing, snapshot.review, snapshot.blocked, snapshot.done, snapshot.stuck, snapshot.checkpointed];
+  const lists = [snapshot.ready, snapshot.todo, snapshot.doing, snapshot.review, snapshot.blocked, snapshot.done, snapshot.stuck, snapshot.checkpointed, snapshot.cut];
   if (!memo.rows || !memo.lists || lists.some((list, i) => list !== memo.lists![i])) {
     memo.rows = issueRows(snapshot, ctx.now);
     memo.lists = lists;
   }
   const rows = memo.rows;
+  const cut = new Set(snapshot.cut);
   const groups: GroupNode[] = [
-    group('attention', rows.get('attention')!),
+    group('attention', rows.get('attention')!, cut.has('stuck')),
     group('claimed', claims.map((c) => claimNode(c, snapshot, ctx))),
-    ...(['doing', 'ready', 'blocked', 'review', 'done'] as const).map((id) => group(id, rows.get(id)!)),
+    ...(['doing', 'ready', 'blocked', 'review', 'done'] as const).map((id) => group(id, rows.get(id)!, id !== 'blocked' && id !== 'done' && cut.has(id))),
   ];
   return groups.filter((g) => g.children.length > 0);
 }
@@ -89,8 +90,8 @@ function issueRows(snapshot: BatonSnapshot, now: number): Map<Exclude<GroupId, '
   ]);
 }
 
-function group(id: GroupId, children: Array<ClaimNode | IssueNode>): GroupNode {
-  return { kind: 'group', id, label: LABELS[id], children, expanded: !COLLAPSED.has(id) };
+function group(id: GroupId, children: Array<ClaimNode | IssueNode>, more = false): GroupNode {
+  return { kind: 'group', id, label: LABELS[id], children, expanded: !COLLAPSED.has(id), more };
 }
 
 /** A live claim: holder, countdown, and whether this window keeps it alive. */

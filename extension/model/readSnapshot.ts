@@ -2,10 +2,14 @@ import type { Baton } from '../../shared/baton.js';
 import { ok, type Result } from '../../shared/result.js';
 import type { IssueSummary } from '../../shared/types.js';
 import { readBlocked } from './readBlocked.js';
-import type { BatonSnapshot } from './snapshot.js';
+import type { BatonSnapshot, CutList } from './snapshot.js';
 
-/** How many issues of each status the view reads; past that a list is cut (Blocked never is). */
-const LIST_LIMIT = 1000;
+/**
+ * How many issues of each status the view reads; past that a list is cut, and its group
+ * says so (Blocked never is). More rows than this are not read by a person, and every
+ * read of a list, through the writer, costs the window in proportion to its length.
+ */
+export const LIST_LIMIT = 200;
 /** Done issues shown: those finished last. */
 const DONE_LIMIT = 10;
 /** Unheld issues in progress looked up one by one for a checkpoint to resume from; more are shown without. */
@@ -38,7 +42,8 @@ export type CheckpointsSeen = Map<string, { updatedAt: string; checkpointed: boo
  */
 export async function readLists(baton: Baton, seen: CheckpointsSeen = new Map()): Promise<Result<IssueLists>> {
   const [ready, todo, doing, review, done, stuck] = await Promise.all([
-    baton.readyQueue({ limit: LIST_LIMIT }),
+    // One more than shown, to know whether there are more.
+    baton.readyQueue({ limit: LIST_LIMIT + 1 }),
     baton.listIssues({ status: 'todo', limit: LIST_LIMIT }),
     baton.listIssues({ status: 'doing', limit: LIST_LIMIT }),
     baton.listIssues({ status: 'review', limit: LIST_LIMIT }),
@@ -66,8 +71,11 @@ export async function readLists(baton: Baton, seen: CheckpointsSeen = new Map())
   // Issues no longer unheld in progress are forgotten: their next look-up is afresh.
   const shown = new Set(unheld.map((i) => i.key));
   for (const key of seen.keys()) if (!shown.has(key)) seen.delete(key);
+  const cut: CutList[] = [];
+  if (ready.value.issues.length > LIST_LIMIT) cut.push('ready');
+  for (const [name, list] of [['doing', doing], ['review', review], ['stuck', stuck]] as const) if (list.value.nextCursor !== null) cut.push(name);
   return ok({
-    ready: ready.value.issues,
+    ready: ready.value.issues.slice(0, LIST_LIMIT),
     todo: todo.value.issues,
     doing: doing.value.issues,
     review: review.value.issues,
@@ -75,5 +83,6 @@ export async function readLists(baton: Baton, seen: CheckpointsSeen = new Map())
     done: done.value.issues,
     stuck: stuck.value.issues,
     checkpointed: unheld.filter((_, i) => checkpointed[i]).map((i) => i.key),
+    cut,
   });
 }

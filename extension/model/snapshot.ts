@@ -25,7 +25,12 @@ export interface BatonSnapshot {
   done: IssueSummary[];
   /** Keys of unheld `doing` issues that have a checkpoint: the next claimer resumes them. */
   checkpointed: string[];
+  /** The lists above of which the store holds more than were read: their groups say so. */
+  cut: CutList[];
 }
+
+/** The lists that are read a page at a time; Blocked and Done never are cut. */
+export type CutList = 'ready' | 'doing' | 'review' | 'stuck';
 
 /** What the model knows at a given moment. */
 export type ModelState =

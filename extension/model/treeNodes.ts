@@ -10,6 +10,8 @@ export interface GroupNode {
   label: string;
   children: Array<ClaimNode | IssueNode>;
   expanded: boolean;
+  /** The store holds more of this group than the view read (the list was cut). */
+  more: boolean;
 }
 
 export interface ClaimNode {

@@ -46,9 +46,10 @@ export class ClaimsTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
     if (!sameGroups) return this.show(next);
     // Keep the group objects VS Code holds, so it redraws just the subtrees that changed.
     const changed = this.groups.filter((group, i) => {
-      const rows = next[i].children;
-      if (sameRows(group.children, rows)) return false;
+      const { children: rows, more } = next[i];
+      if (group.more === more && sameRows(group.children, rows)) return false;
       group.children = rows;
+      group.more = more;
       return true;
     });
     if (changed.length === 0) return;

@@ -16,7 +16,8 @@ export class GroupTreeItem extends vscode.TreeItem {
   constructor(node: GroupNode) {
     super(node.label, node.expanded ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
     this.id = `group:${node.id}`;
-    this.description = String(node.children.length);
+    this.description = node.more ? `${node.children.length}+` : String(node.children.length);
+    if (node.more) this.tooltip = `The first ${node.children.length}, in the order shown; \`baton ls\` lists more.`;
     this.iconPath = new vscode.ThemeIcon(ICONS[node.id]);
     this.contextValue = `group ${node.id}`;
   }

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BatonSource } from '../../extension/model/batonSource.js';
 import { buildTree } from '../../extension/model/buildTree.js';
+import { LIST_LIMIT } from '../../extension/model/readSnapshot.js';
 import { openBaton, type Opened } from '../../shared/open.js';
 import { openAgent } from '../helpers/core.js';
 import { ADMIN_URL, createTestDatabase } from '../postgres/test-database.js';
@@ -303,7 +304,7 @@ describe('BatonSource past the length of a list', () => {
     expect(state.snapshot.done[0].key).toBe(oldest);
   }, 60_000);
 
-  it('shows every blocked issue, with its unfinished blockers, however many issues are open', async () => {
+  it('shows every blocked issue, with its unfinished blockers, however many issues are open, and marks the groups it cut', async () => {
     const other = await agent('claude');
     const create = async (title: string) => {
       const created = await other.baton.createIssue({ title });
@@ -317,18 +318,25 @@ describe('BatonSource past the length of a list', () => {
     // BAT-5 is blocked only by an issue that finished: ready, not blocked.
     await relate('BAT-5', 'BAT-4');
     expect((await other.baton.updateIssue({ key: 'BAT-4', status: 'done' })).ok).toBe(true);
-    for (let n = 6; n <= 1006; n++) await create(`Issue ${n}`);
+    for (let n = 6; n <= LIST_LIMIT + 6; n++) await create(`Issue ${n}`);
 
     const state = await source().load();
     if (state.kind !== 'ready') throw new Error(state.kind);
-    // The newest thousand todo issues leave out the old ones.
+    // The newest todo issues leave out the old ones.
     expect(state.snapshot.todo.map((i) => i.key)).not.toContain('BAT-2');
+    expect(state.snapshot.ready).toHaveLength(LIST_LIMIT);
+    expect(state.snapshot.cut).toEqual(['ready']);
     expect(state.snapshot.blocked.map((i) => [i.key, i.blockedBy])).toEqual([
       ['BAT-3', ['BAT-1']],
       ['BAT-2', ['BAT-1']],
     ]);
     const tree = buildTree(state.snapshot, { now: Date.now(), warningSeconds: 300, renewer: 'vscode:test', isAlive: () => true });
     expect(tree.find((g) => g.id === 'blocked')?.children.map((c) => c.key).sort()).toEqual(['BAT-2', 'BAT-3']);
+    expect(tree.map((g) => [g.id, g.more])).toEqual([
+      ['ready', true],
+      ['blocked', false],
+      ['done', false],
+    ]);
   }, 60_000);
 });
 

@@ -66,6 +66,20 @@ describe('grouping', () => {
     expect(plain).toMatchObject({ key: 'BAT-3', resumed: false, description: 'P2 · unheld' });
   });
 
+  it('marks the groups whose list the store had more of than were read, and no other', () => {
+    const cut = buildTree(snapshot({ ...snap, cut: ['ready', 'stuck'], stuck: [issue('BAT-7', { status: 'stuck' })] }), ctx());
+    expect(cut.map((g) => [g.id, g.more])).toEqual([
+      ['attention', true],
+      ['claimed', false],
+      ['doing', false],
+      ['ready', true],
+      ['blocked', false],
+      ['review', false],
+      ['done', false],
+    ]);
+    expect(buildTree(snap, ctx()).some((g) => g.more)).toBe(false);
+  });
+
   it('keeps Done collapsed and the other groups open', () => {
     expect(groups.filter((g) => !g.expanded).map((g) => g.id)).toEqual(['done']);
   });
