@@ -17,6 +17,10 @@ import { aroundSqliteCompile } from '../../shared/store/file-access.js';
  *   The price is a longer compile when the store first opens, which is why one-shot
  *   commands keep V8's defaults. SQLite compiles with the mid-tier register allocator
  *   (below).
+ * - Sparkplug from the first call: a server answers a call every few seconds, too seldom
+ *   for V8 to leave its interpreter for most of the code a tool call runs (the SDK's
+ *   checks above all). Sparkplug's code is a plain translation of the bytecode, made
+ *   as fast as it is read, and costs little memory; hot code still goes on to TurboFan.
  * These are V8 flags read as it goes, so setting them before the store opens works; a
  * command-line flag would not do, since clients launch `node dist/cli.js serve` or the
  * `baton` bin.
@@ -25,6 +29,8 @@ export function tuneForALongLivedProcess(): void {
   setFlagsFromString('--semi-space-growth-factor=1');
   setFlagsFromString('--optimize-for-size');
   setFlagsFromString('--no-liftoff');
+  // Sparkplug is built for these; elsewhere V8 may refuse the flag out loud, on the MCP stream.
+  if (process.arch === 'x64' || process.arch === 'arm64') setFlagsFromString('--always-sparkplug');
   if (hasMidTierRegisterAllocator()) aroundSqliteCompile(withMidTierRegisterAllocator);
 }
 
