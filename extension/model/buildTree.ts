@@ -46,7 +46,7 @@ function splitKey(key: string): [string, number] {
 /**
  * The issue rows last built, kept by the caller between builds: while the snapshot holds
  * the same lists (a reload of the claims alone, or a tick of the countdowns), they are
- * used again rather than built anew for thousands of issues.
+ * used again rather than built anew for hundreds of issues.
  */
 export interface TreeMemo {
   lists?: readonly unknown[];

@@ -11,7 +11,7 @@ import { tooltip } from './markdown.js';
 
 /**
  * Renders the model as the Claims tree. A change redraws only the groups whose rows
- * changed (VS Code fetches every row of a group it redraws: thousands on a large
+ * changed (VS Code fetches every row of a group it redraws: hundreds on a large
  * database, with agents changing the store several times a second); the whole tree only
  * when groups come or go. The once-a-second tick so redraws the Claimed group alone,
  * whose countdowns move. Tooltips are written when a row is hovered (`resolveTreeItem`).
