@@ -17,7 +17,7 @@ export class GroupTreeItem extends vscode.TreeItem {
     super(node.label, node.expanded ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
     this.id = `group:${node.id}`;
     this.description = node.more ? `${node.children.length}+` : String(node.children.length);
-    if (node.more) this.tooltip = `The first ${node.children.length}, in the order shown; \`baton ls\` lists more.`;
+    if (node.more) this.tooltip = 'The store holds more than the view reads: `baton ls` lists them.';
     this.iconPath = new vscode.ThemeIcon(ICONS[node.id]);
     this.contextValue = `group ${node.id}`;
   }
