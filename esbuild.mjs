@@ -25,6 +25,8 @@ export const nodeBundle = {
   minifySyntax: true,
   sourcemap: true,
   logLevel: 'warning',
+  // jsonc-parser's main file is a UMD build whose inner requires a bundle cannot follow.
+  alias: { 'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js' },
 };
 
 /** Copies sql.js's wasm file into `outdir`, where the bundles look for it first. */
@@ -98,8 +100,6 @@ async function buildAll() {
       entryPoints: { extension: 'extension/extension.ts' },
       outdir: 'dist',
       external: ['vscode', 'pg-native'],
-      // jsonc-parser's main file is a UMD build whose inner requires a bundle cannot follow.
-      alias: { 'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js' },
     }),
   ]);
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { isJsonObject } from './validate.js';
 
 /** How an MCP client starts Baton's server. */
@@ -53,6 +54,21 @@ const FORMATS: Record<ClientConfigFile, Format> = {
   // VS Code's workspace MCP configuration.
   '.vscode/mcp.json': { key: 'servers', entry: (s) => ({ type: 'stdio', command: s.command, args: s.args, ...(s.env ? { env: s.env } : {}) }) },
 };
+
+/** Where each file keeps its servers. */
+export const SERVERS_KEY: Readonly<Record<ClientConfigFile, string>> = { '.mcp.json': FORMATS['.mcp.json'].key, '.vscode/mcp.json': FORMATS['.vscode/mcp.json'].key };
+
+/**
+ * A client configuration file's text as its client reads it: JSON with comments and
+ * trailing commas, which VS Code accepts in mcp.json. Throws on anything else, saying
+ * what and where.
+ */
+export function parseJsonc(text: string): unknown {
+  const errors: ParseError[] = [];
+  const value: unknown = parse(text, errors, { allowTrailingComma: true });
+  if (errors.length > 0) throw new Error(`${printParseErrorCode(errors[0].error)} at offset ${errors[0].offset}`);
+  return value;
+}
 
 /** What `writeClientConfig` would write: each file's new text, or null when it is up to date. */
 export interface ClientConfigPlan {

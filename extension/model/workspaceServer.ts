@@ -1,13 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'jsonc-parser';
-import { SERVER_NAME } from '../../shared/client-config.js';
-
-/** The workspace files VS Code takes MCP servers from, and where each keeps them. */
-const WORKSPACE_FILES = [
-  ['.vscode/mcp.json', 'servers'],
-  ['.mcp.json', 'mcpServers'],
-] as const;
+import { CLIENT_CONFIG_FILES, parseJsonc, SERVER_NAME, SERVERS_KEY } from '../../shared/client-config.js';
 
 /**
  * The workspace file that already gives VS Code a server named `baton` (as `baton init`
@@ -17,14 +10,13 @@ const WORKSPACE_FILES = [
  * no server either.
  */
 export function workspaceBatonServer(folder: string): string | null {
-  for (const [file, key] of WORKSPACE_FILES) {
-    let text: string;
+  for (const file of CLIENT_CONFIG_FILES) {
+    let servers: unknown;
     try {
-      text = readFileSync(join(folder, file), 'utf8');
+      servers = (parseJsonc(readFileSync(join(folder, file), 'utf8')) as Record<string, unknown> | null)?.[SERVERS_KEY[file]];
     } catch {
       continue;
     }
-    const servers: unknown = parse(text, [], { allowTrailingComma: true })?.[key];
     if (servers !== null && typeof servers === 'object' && Object.keys(servers).some((name) => name.toLowerCase() === SERVER_NAME)) return file;
   }
   return null;

@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { hostname, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { WriteRoute } from '../../shared/forwarding/write-route.js';
-import { CLIENT_CONFIG_FILES, type ClientConfigFile, SERVER_ENV, SERVER_NAME } from '../../shared/client-config.js';
+import { CLIENT_CONFIG_FILES, type ClientConfigFile, parseJsonc, SERVER_ENV, SERVER_NAME, SERVERS_KEY } from '../../shared/client-config.js';
 import { isProcessAlive } from '../../shared/sessions.js';
 import { lockOwner, storePaths } from '../../shared/store/file-access.js';
 import type { ServerEntry } from './mcp-probe.js';
@@ -170,8 +170,6 @@ function statOrNull(path: string): { mtimeMs: number } | null {
   }
 }
 
-/** Where each client configuration file keeps its servers (`writeClientConfig` writes both). */
-const SERVERS_KEY: Record<ClientConfigFile, string> = { '.mcp.json': 'mcpServers', '.vscode/mcp.json': 'servers' };
 const CLIENT: Record<ClientConfigFile, string> = { '.mcp.json': 'Claude Code', '.vscode/mcp.json': 'VS Code' };
 
 /**
@@ -253,35 +251,4 @@ function substituteVariables(entry: ServerEntry, root: string): ServerEntry {
     env: entry.env && Object.fromEntries(Object.entries(entry.env).map(([k, v]) => [k, sub(String(v))])),
     cwd: entry.cwd && sub(entry.cwd),
   };
-}
-
-/** JSON with comments and trailing commas, as VS Code accepts in mcp.json. */
-export function parseJsonc(text: string): unknown {
-  let out = '';
-  // Where the last comma outside strings was written, while only blanks follow it.
-  let pendingComma = -1;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (ch === '"') {
-      const start = i;
-      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
-      out += text.slice(start, i + 1);
-      pendingComma = -1;
-    } else if (ch === '/' && text[i + 1] === '/') {
-      while (i < text.length && text[i] !== '\n') i++;
-      out += '\n';
-    } else if (ch === '/' && text[i + 1] === '*') {
-      i = text.indexOf('*/', i + 2);
-      if (i < 0) throw new Error('unterminated comment');
-      i++;
-    } else if ((ch === '}' || ch === ']') && pendingComma >= 0) {
-      out = out.slice(0, pendingComma) + out.slice(pendingComma + 1) + ch;
-      pendingComma = -1;
-    } else {
-      if (ch === ',') pendingComma = out.length;
-      else if (!/\s/.test(ch)) pendingComma = -1;
-      out += ch;
-    }
-  }
-  return JSON.parse(out);
 }
