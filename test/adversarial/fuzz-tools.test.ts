@@ -21,8 +21,10 @@ import { committed, dumpTables } from './inspect.js';
  * Every tool, called thousands of times with random and malformed arguments by two
  * agents: every answer is a result or a refusal with a protocol code (a JSON-RPC error
  * with a code only when the arguments are not an object at all); a refusal and a
- * read-only tool change nothing; a successful call commits at most one operation; and
- * afterwards the database holds exactly what the successful calls said they did.
+ * read-only tool change nothing (but for the one `refused` event the contract logs for a
+ * late write of a lease the issue once had); a successful call commits at most one
+ * operation; and afterwards the database holds exactly what the successful calls said
+ * they did.
  */
 
 const CALLS = Number(process.env.BATON_FUZZ_CALLS ?? 2_000);
@@ -32,6 +34,8 @@ const SEED = Number(process.env.BATON_FUZZ_SEED ?? Math.floor(Math.random() * 2 
 interface Known {
   keys: string[];
   tokens: string[];
+  /** Every token each key was given, current or superseded, to reach the fences of that issue. */
+  tokensOf: Map<string, string[]>;
   cursors: string[];
 }
 
@@ -83,6 +87,8 @@ function argumentsFor(tool: Tool, known: Known, rand: () => number, extra: unkno
   for (const [name, schema] of Object.entries(properties)) {
     if (required.has(name) || rand() < 0.5) args[name] = plausible(name, schema, known, rand);
   }
+  const given = typeof args.key === 'string' ? known.tokensOf.get(args.key) : undefined;
+  if ('claimToken' in args && given && rand() < 0.4) args.claimToken = given[Math.floor(rand() * given.length)];
   const names = Object.keys(properties);
   const values = hostileValues();
   const hostile = () => (rand() < 0.8 ? values[Math.floor(rand() * values.length)][1] : extra[Math.floor(rand() * extra.length)]);
@@ -105,6 +111,12 @@ function argumentsFor(tool: Tool, known: Known, rand: () => number, extra: unkno
   return { args: hostile(), mode: 'whole arguments hostile' };
 }
 
+/** Every table but the activity log, and the log itself, apart. */
+async function splitDump(store: Store): Promise<{ rest: Record<string, unknown[]>; events: Json[] }> {
+  const { events, ...rest } = await dumpTables(store);
+  return { rest, events: events as Json[] };
+}
+
 function isPlainObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -118,7 +130,12 @@ interface Expected {
 
 function learn(known: Known, expected: Expected, tool: string, args: Json, value: Json): void {
   const leases = [value.lease, ...(Array.isArray(value.items) ? value.items.map((i: Json) => i.lease) : [])];
-  for (const lease of leases) if (isPlainObject(lease) && typeof lease.claimToken === 'string') known.tokens.push(lease.claimToken);
+  for (const lease of leases) {
+    if (!isPlainObject(lease) || typeof lease.claimToken !== 'string') continue;
+    known.tokens.push(lease.claimToken);
+    const key = lease.key as string;
+    known.tokensOf.set(key, [...(known.tokensOf.get(key) ?? []), lease.claimToken]);
+  }
   if (typeof value.nextCursor === 'string') known.cursors.push(value.nextCursor);
   const issue = value.issue as Json | undefined;
   if (tool === 'create_issue' && issue) {
@@ -167,7 +184,7 @@ describe('fuzzing every tool in process', () => {
     const tools = (await clients[0].listTools()).tools;
     await clients[1].listTools();
     const readOnly = new Set(tools.filter((t) => t.annotations?.readOnlyHint).map((t) => t.name));
-    const known: Known = { keys: [], tokens: [], cursors: [] };
+    const known: Known = { keys: [], tokens: [], tokensOf: new Map(), cursors: [] };
     const expected: Expected = { issues: new Map(), checkpoints: [], comments: 0 };
     const tally = new Map<string, number>();
     const count = (what: string) => tally.set(what, (tally.get(what) ?? 0) + 1);
@@ -196,6 +213,8 @@ describe('fuzzing every tool in process', () => {
       });
     }
 
+    // The tables as of the last commit, to tell what a committing refusal changed.
+    let lastDump = await splitDump(witness);
     for (const [n, next] of plan.entries()) {
       // Arguments are built from values already sent through JSON once; only the small rest needs it.
       const { tool, args, mode } = next();
@@ -222,7 +241,17 @@ describe('fuzzing every tool in process', () => {
         const error = sc!.error as Json;
         expect(ERROR_CODES, `${what}: ${JSON.stringify(error)}`).toContain(error?.code);
         expect(typeof error.message, what).toBe('string');
-        expect(after, `${what}: a refusal changed data`).toBe(before);
+        if (after !== before) {
+          // Only a late write with a token once issued for the issue is logged, in the refusing commit.
+          expect(error.code, `${what}: a refusal changed data`).toBe('CLAIM_LOST');
+          expect(error.reason, what).not.toBe('never issued');
+          expect(after - before, `${what}: one refusal, one commit`).toBe(1);
+          const now = await splitDump(witness);
+          expect(now.rest, `${what}: a refusal changed more than the log`).toEqual(lastDump.rest);
+          expect(now.events.slice(0, -1), what).toEqual(lastDump.events);
+          expect(now.events.at(-1), what).toMatchObject({ key: (sent as Json).key, type: 'refused', detail: expect.stringMatching(/^late \S+ with fence \d+ refused/) });
+          count('refused and logged');
+        }
         count(error.code as string);
       } else {
         expect(sc!.error, what).toBeUndefined();
@@ -230,10 +259,12 @@ describe('fuzzing every tool in process', () => {
         learn(known, expected, tool.name, sent as Json, sc!);
         count('ok');
       }
+      if (after !== before) lastDump = await splitDump(witness);
     }
     console.error(`fuzz (seed ${SEED}): ${plan.length} calls, ${JSON.stringify(Object.fromEntries(tally))}`);
     expect(tally.get('ok') ?? 0).toBeGreaterThan(CALLS / 5);
     expect(tally.get('INVALID_INPUT') ?? 0).toBeGreaterThan(CALLS / 10);
+    expect(tally.get('refused and logged') ?? 0).toBeGreaterThan(CALLS / 100);
 
     // Still serving after all of it.
     expect((await clients[0].listTools()).tools).toHaveLength(tools.length);
@@ -269,7 +300,7 @@ describe('fuzzing the stdio server', () => {
       for (const line of garbage) server.child.stdin.write(`${line}\n`);
 
       const rand = seeded(SEED + 1);
-      const known: Known = { keys: [], tokens: [], cursors: [] };
+      const known: Known = { keys: [], tokens: [], tokensOf: new Map(), cursors: [] };
       const listed = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
       server.send(listed);
       await waitFor(() => server.messages.some((m) => (m as Json).id === 1), 10_000, 'tools/list answer');
