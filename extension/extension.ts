@@ -6,6 +6,7 @@ import { CONTEXT_KEYS, OUTPUT_CHANNEL, POLL_MS, SETTINGS, VIEWS } from './consta
 import { BatonDocuments } from './documents/batonDocuments.js';
 import { BatonSource } from './model/batonSource.js';
 import { ClaimsModel } from './model/claimsModel.js';
+import type { ModelState } from './model/snapshot.js';
 import { every } from './model/emitter.js';
 import { serverLaunch } from './model/serverLaunch.js';
 import { registerMcpProvider } from './mcpProvider.js';
@@ -54,13 +55,15 @@ function wire(context: vscode.ExtensionContext) {
   else if (cwd) subs.push(startFallbackServer({ launch: launch(), cwd, log }));
   registerCommands(context, { source, model, folder: cwd, renewer, log, settings: () => settings.current, serverLaunch: launch, mcpRegistered: mcp !== null });
 
+  // The context key menus read, set when it changes: each set is a message to the window.
+  let shownKind: ModelState['kind'] = 'loading';
   subs.push(
     view.onDidChangeVisibility(({ visible }) => {
       source.showLists(visible);
       if (visible) void model.refresh();
     }),
     model.onDidChange((state) => {
-      void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.state, state.kind);
+      if (state.kind !== shownKind) void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.state, (shownKind = state.kind));
       if (state.kind === 'error') log.error(`Reading the database: ${state.error.message}`);
       if (state.kind === 'ready') renewer.followLease(state.snapshot.leaseSeconds);
     }),
@@ -75,7 +78,7 @@ function wire(context: vscode.ExtensionContext) {
       if (e.affectsConfiguration(`${SETTINGS.section}.${SETTINGS.warningSeconds}`)) tree.refresh();
     }),
   );
-  void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.state, 'loading');
+  void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.state, shownKind);
   void model.start();
   renewer.start();
   log.info(`Activated in ${Date.now() - started} ms for ${cwd ?? 'a window with no folder'} as ${renewerId}; database ${source.dbPath ?? 'none'}.`);
