@@ -185,8 +185,7 @@ function parseConfig(path: string, text: string): Record<string, unknown> {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    const withoutComments = stripJsonComments(text);
-    if (withoutComments !== text || /,\s*[}\]]/.test(withoutComments)) {
+    if (readsAsJsonc(text)) {
       throw new ClientConfigError(
         path,
         'has comments or trailing commas, which rewriting it would lose. Add the "baton" entry by hand, or remove them and try again.',
@@ -230,26 +229,14 @@ function exactValue(decimal: string): string {
   return `${sign}${significant}e${Number(exponent) - fraction.length + (digits.length - significant.length)}`;
 }
 
-/** Removes `//` and `/* *\/` comments outside strings. */
-function stripJsonComments(text: string): string {
-  let out = '';
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '"') {
-      const start = i;
-      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
-      out += text.slice(start, i + 1);
-    } else if (c === '/' && text[i + 1] === '/') {
-      while (i < text.length && text[i] !== '\n') i++;
-      out += '\n';
-    } else if (c === '/' && text[i + 1] === '*') {
-      const end = text.indexOf('*/', i + 2);
-      i = end === -1 ? text.length : end + 1;
-    } else {
-      out += c;
-    }
+/** Whether a text that is not JSON is valid once comments and trailing commas are allowed. */
+function readsAsJsonc(text: string): boolean {
+  try {
+    parseJsonc(text);
+    return true;
+  } catch {
+    return false;
   }
-  return out;
 }
 
 function writeAtomically(path: string, text: string): void {
