@@ -54,7 +54,12 @@ export async function openWindow(host: VsCodeHost, options: { label: string; vsi
   const { label, vsix, repo, dir } = options;
   const dirs = { userData: join(dir, 'user-data'), extensions: join(dir, 'extensions'), tmp: join(dir, 'tmp') };
   for (const d of [...Object.values(dirs), join(dirs.userData, 'User')]) mkdirSync(d, { recursive: true });
-  writeFileSync(join(dirs.userData, 'User', 'settings.json'), JSON.stringify(host.WORKBENCH_SETTINGS));
+  // A remote window's extension host looks for ports to forward by listing every process's
+  // sockets every few seconds, at a cost that follows how many processes the machine runs
+  // (the agents, their servers, the other windows), not Baton, and would drown Baton's part
+  // in its noise. Every window here finds ports in terminal output only.
+  const settings = { ...host.WORKBENCH_SETTINGS, 'remote.autoForwardPortsSource': 'output' };
+  writeFileSync(join(dirs.userData, 'User', 'settings.json'), JSON.stringify(settings));
   const port = await host.freePort();
   const config = join(dir, 'code-server.yaml');
   writeFileSync(config, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
