@@ -8,6 +8,7 @@ import { FINISHED, type IssueSummary, type Status } from './types.js';
  */
 export async function withBlockerStatuses(baton: Baton, issues: readonly IssueSummary[], statuses: Map<string, Status>): Promise<Result<Map<string, Status>>> {
   const unknown = [...new Set(issues.flatMap((issue) => issue.blockedBy))].filter((key) => !statuses.has(key));
+  if (unknown.length === 0) return ok(statuses);
   const found = await baton.issueStatuses(unknown);
   if (!found.ok) return found;
   for (const [key, status] of found.value) statuses.set(key, status);

@@ -23,7 +23,7 @@ export async function keyOrPick(arg: unknown, model: ClaimsModel, from: 'claims'
   const items =
     from === 'claims'
       ? s.claims.map((c) => ({ label: c.key, description: c.title, detail: `${c.agent} · ${c.branch}` }))
-      : [...s.claims, ...s.doing, ...s.ready, ...s.todo, ...s.review, ...s.done]
+      : [...s.claims, ...s.doing, ...s.ready, ...s.blocked, ...s.review, ...s.done]
           .filter((i, n, all) => all.findIndex((j) => j.key === i.key) === n)
           .map((i) => ({ label: i.key, description: i.title }));
   if (items.length === 0) {

@@ -43,51 +43,47 @@ function splitKey(key: string): [string, number] {
   return [key.slice(0, dash), Number(key.slice(dash + 1))];
 }
 
+type IssueGroup = Exclude<GroupId, 'claimed'>;
+
 /**
- * The issue rows last built, kept by the caller between builds: while the snapshot holds
- * the same lists (a reload of the claims alone, or a tick of the countdowns), they are
- * used again rather than built anew for hundreds of issues.
+ * The issue rows last built for each group, and the lists they were built from, kept by
+ * the caller between builds: a group whose lists are the same arrays (sameAsBefore in
+ * batonSource.ts keeps a list read again unchanged) keeps its rows rather than building
+ * hundreds anew, and the tree provider then sees at once that it did not change.
  */
-export interface TreeMemo {
-  lists?: readonly unknown[];
-  rows?: Map<Exclude<GroupId, 'claimed'>, IssueNode[]>;
-}
+export type TreeMemo = Map<IssueGroup, { from: readonly unknown[]; rows: IssueNode[] }>;
 
 /**
  * The groups of the Claims view, in order, leaving out empty ones: an empty list means
  * nothing to show, and the view shows its welcome text instead.
  */
-export function buildTree(snapshot: BatonSnapshot, ctx: TreeContext, memo: TreeMemo = {}): GroupNode[] {
+export function buildTree(snapshot: BatonSnapshot, ctx: TreeContext, memo: TreeMemo = new Map()): GroupNode[] {
   const claims = [...snapshot.claims].sort((a, b) => a.expiresAt.localeCompare(b.expiresAt) || keyOrder(a.key, b.key));
-  const lists = [snapshot.ready, snapshot.todo, snapshot.doing, snapshot.review, snapshot.blocked, snapshot.done, snapshot.stuck, snapshot.checkpointed, snapshot.cut];
-  if (!memo.rows || !memo.lists || lists.some((list, i) => list !== memo.lists![i])) {
-    memo.rows = issueRows(snapshot, ctx.now);
-    memo.lists = lists;
-  }
-  const rows = memo.rows;
+  const rows = (id: IssueGroup, from: readonly unknown[], build: () => IssueNode[]): IssueNode[] => {
+    const kept = memo.get(id);
+    if (kept && kept.from.length === from.length && kept.from.every((list, i) => list === from[i])) return kept.rows;
+    const built = build();
+    memo.set(id, { from, rows: built });
+    return built;
+  };
+  const issue = (id: IssueGroup, checkpointed: ReadonlySet<string> = new Set()) => (i: IssueSummary) => issueNode(id, i, checkpointed.has(i.key), ctx.now);
   const cut = new Set(snapshot.cut);
   const groups: GroupNode[] = [
-    group('attention', rows.get('attention')!, cut.has('stuck')),
+    group('attention', rows('attention', [snapshot.stuck], () => [...snapshot.stuck].sort(byDispatchOrder).map(issue('attention'))), cut.has('stuck')),
     group('claimed', claims.map((c) => claimNode(c, snapshot, ctx))),
-    ...(['doing', 'ready', 'blocked', 'review', 'done'] as const).map((id) => group(id, rows.get(id)!, id !== 'blocked' && id !== 'done' && cut.has(id))),
+    group(
+      'doing',
+      rows('doing', [snapshot.doing, snapshot.checkpointed], () =>
+        snapshot.doing.filter((i) => !i.held).sort(byDispatchOrder).map(issue('doing', new Set(snapshot.checkpointed))),
+      ),
+      cut.has('doing'),
+    ),
+    group('ready', rows('ready', [snapshot.ready], () => snapshot.ready.filter((i) => i.status === 'todo').map(issue('ready'))), cut.has('ready')),
+    group('blocked', rows('blocked', [snapshot.blocked], () => [...snapshot.blocked].sort(byDispatchOrder).map(issue('blocked'))), cut.has('blocked')),
+    group('review', rows('review', [snapshot.review], () => [...snapshot.review].sort(byDispatchOrder).map(issue('review'))), cut.has('review')),
+    group('done', rows('done', [snapshot.done], () => [...snapshot.done].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)).map(issue('done')))),
   ];
   return groups.filter((g) => g.children.length > 0);
-}
-
-/** The rows of every group but Claimed, which come from the issue lists alone. */
-function issueRows(snapshot: BatonSnapshot, now: number): Map<Exclude<GroupId, 'claimed'>, IssueNode[]> {
-  // Blocked issues come with their unfinished blockers, which the cut lists may not hold.
-  const open = new Set([...snapshot.todo, ...snapshot.doing, ...snapshot.review].map((i) => i.key).concat(snapshot.blocked.flatMap((i) => i.blockedBy)));
-  const checkpointed = new Set(snapshot.checkpointed);
-  const issue = (group: Exclude<GroupId, 'claimed'>) => (i: IssueSummary) => issueNode(group, i, open, checkpointed.has(i.key), now);
-  return new Map([
-    ['attention', [...snapshot.stuck].sort(byDispatchOrder).map(issue('attention'))],
-    ['doing', snapshot.doing.filter((i) => !i.held).sort(byDispatchOrder).map(issue('doing'))],
-    ['ready', snapshot.ready.filter((i) => i.status === 'todo').map(issue('ready'))],
-    ['blocked', [...snapshot.blocked].sort(byDispatchOrder).map(issue('blocked'))],
-    ['review', [...snapshot.review].sort(byDispatchOrder).map(issue('review'))],
-    ['done', [...snapshot.done].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)).map(issue('done'))],
-  ]);
 }
 
 function group(id: GroupId, children: Array<ClaimNode | IssueNode>, more = false): GroupNode {
@@ -189,8 +185,9 @@ function claimTooltip(claim: ClaimView, left: string, details: DetailNode[]): st
   return lines.join('\n');
 }
 
-function issueNode(group: Exclude<GroupId, 'claimed'>, issue: IssueSummary, open: ReadonlySet<string>, hasCheckpoint: boolean, now: number): IssueNode {
-  const blockers = issue.blockedBy.filter((k) => open.has(k));
+function issueNode(group: IssueGroup, issue: IssueSummary, hasCheckpoint: boolean, now: number): IssueNode {
+  // Only Blocked's issues come with their unfinished blockers alone (readBlocked.ts).
+  const blockers = group === 'blocked' ? issue.blockedBy : [];
   const priority =
     issue.effectivePriority < issue.priority
       ? `${formatPriority(issue.priority)} → ${formatPriority(issue.effectivePriority)}`

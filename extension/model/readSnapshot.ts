@@ -6,8 +6,8 @@ import type { BatonSnapshot, CutList } from './snapshot.js';
 
 /**
  * How many issues of each status the view reads; past that a list is cut, and its group
- * says so (Blocked never is). More rows than this are not read by a person, and every
- * read of a list, through the writer, costs the window in proportion to its length.
+ * says so. More rows than this are not read by a person, and every read of a list,
+ * through the writer, costs the window in proportion to its length.
  */
 export const LIST_LIMIT = 200;
 /** Done issues shown: those finished last. */
@@ -41,22 +41,22 @@ export type CheckpointsSeen = Map<string, { updatedAt: string; checkpointed: boo
  * Only issues changed since `seen` are looked up again: one request each to the writer.
  */
 export async function readLists(baton: Baton, seen: CheckpointsSeen = new Map()): Promise<Result<IssueLists>> {
-  const [ready, todo, doing, review, done, stuck] = await Promise.all([
+  const [ready, notReady, doing, review, done, stuck] = await Promise.all([
     // One more than shown, to know whether there are more.
     baton.readyQueue({ limit: LIST_LIMIT + 1 }),
-    baton.listIssues({ status: 'todo', limit: LIST_LIMIT }),
+    baton.listIssues({ status: 'todo', ready: false, limit: LIST_LIMIT }),
     baton.listIssues({ status: 'doing', limit: LIST_LIMIT }),
     baton.listIssues({ status: 'review', limit: LIST_LIMIT }),
     baton.recentlyDone({ limit: DONE_LIMIT }),
     baton.listIssues({ status: 'stuck', limit: LIST_LIMIT }),
   ]);
   if (!ready.ok) return ready;
-  if (!todo.ok) return todo;
+  if (!notReady.ok) return notReady;
   if (!doing.ok) return doing;
   if (!review.ok) return review;
   if (!done.ok) return done;
   if (!stuck.ok) return stuck;
-  const blocked = await readBlocked(baton, { todo: todo.value, doing: doing.value, review: review.value });
+  const blocked = await readBlocked(baton, notReady.value.issues, [...ready.value.issues, ...doing.value.issues, ...review.value.issues]);
   if (!blocked.ok) return blocked;
   const unheld = doing.value.issues.filter((i) => !i.held).slice(0, DETAIL_LIMIT);
   const lookUp = async (i: IssueSummary) => {
@@ -73,10 +73,9 @@ export async function readLists(baton: Baton, seen: CheckpointsSeen = new Map())
   for (const key of seen.keys()) if (!shown.has(key)) seen.delete(key);
   const cut: CutList[] = [];
   if (ready.value.issues.length > LIST_LIMIT) cut.push('ready');
-  for (const [name, list] of [['doing', doing], ['review', review], ['stuck', stuck]] as const) if (list.value.nextCursor !== null) cut.push(name);
+  for (const [name, list] of [['doing', doing], ['review', review], ['stuck', stuck], ['blocked', notReady]] as const) if (list.value.nextCursor !== null) cut.push(name);
   return ok({
     ready: ready.value.issues.slice(0, LIST_LIMIT),
-    todo: todo.value.issues,
     doing: doing.value.issues,
     review: review.value.issues,
     blocked: blocked.value,

@@ -14,10 +14,9 @@ export interface BatonSnapshot {
   sessions: SessionRecord[];
   /** Claimable issues in dispatch order. */
   ready: IssueSummary[];
-  todo: IssueSummary[];
   doing: IssueSummary[];
   review: IssueSummary[];
-  /** Every todo issue an unfinished issue blocks (the lists above may be cut), with only those blockers in `blockedBy`. */
+  /** Todo issues an unfinished issue blocks, the newest first, with only those blockers in `blockedBy`. */
   blocked: IssueSummary[];
   /** Issues that need a person (`stuck`), each with its `attention` reason. */
   stuck: IssueSummary[];
@@ -29,8 +28,8 @@ export interface BatonSnapshot {
   cut: CutList[];
 }
 
-/** The lists that are read a page at a time; Blocked and Done never are cut. */
-export type CutList = 'ready' | 'doing' | 'review' | 'stuck';
+/** The lists that are read a page at a time; Done never is cut. */
+export type CutList = 'ready' | 'doing' | 'review' | 'stuck' | 'blocked';
 
 /** What the model knows at a given moment. */
 export type ModelState =

@@ -55,7 +55,7 @@ export interface IssueNode {
   /** An unheld `doing` issue with a checkpoint: the next claimer resumes it. */
   resumed: boolean;
   hasCheckpoint: boolean;
-  /** Unfinished issues that block it. */
+  /** Unfinished issues that block it: in the Blocked group (empty in the others). */
   blockers: string[];
 }
 

@@ -25,7 +25,7 @@ export class ClaimsTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
   private groups: GroupNode[] = [];
   private readonly parents = new Map<TreeNode, TreeNode>();
   private readonly subscription: vscode.Disposable;
-  private readonly memo: TreeMemo = {};
+  private readonly memo: TreeMemo = new Map();
 
   constructor(
     private readonly model: ClaimsModel,

@@ -60,7 +60,7 @@ describe('BatonSource while a server writes for the database', () => {
     expect(await s.version()).toBe(before);
     value(await writer.baton.createIssue({ title: 'Write the docs' }));
     expect(await s.version()).not.toBe(before);
-    expect((await ready(s)).todo.map((i) => i.title).sort()).toEqual(['Write the docs']);
+    expect((await ready(s)).ready.map((i) => i.title).sort()).toEqual(['Write the docs']);
 
     // A write of the window (an operator release) runs in the writer too.
     const baton = value(await s.baton());
@@ -76,12 +76,12 @@ describe('BatonSource while a server writes for the database', () => {
     const s = source(clock);
     // No database yet: the window creates it, as its commands do, and works alone on its copy.
     value(await value(await s.baton()).createIssue({ title: 'One' }));
-    expect((await ready(s)).todo.map((i) => i.title).sort()).toEqual(['One']);
+    expect((await ready(s)).ready.map((i) => i.title).sort()).toEqual(['One']);
     expect(s.holdsCopy()).toBe(true);
 
     const writer = await server('claude');
     value(await writer.baton.createIssue({ title: 'Two' }));
-    expect((await ready(s)).todo.map((i) => i.title).sort()).toEqual(['One', 'Two']);
+    expect((await ready(s)).ready.map((i) => i.title).sort()).toEqual(['One', 'Two']);
     clock.now += 29_000;
     await s.version();
     expect(s.holdsCopy()).toBe(true);
@@ -90,7 +90,7 @@ describe('BatonSource while a server writes for the database', () => {
     expect(s.holdsCopy()).toBe(false);
     // Reads still answer, from the writer.
     value(await writer.baton.createIssue({ title: 'Three' }));
-    expect((await ready(s)).todo.map((i) => i.title).sort()).toEqual(['One', 'Three', 'Two']);
+    expect((await ready(s)).ready.map((i) => i.title).sort()).toEqual(['One', 'Three', 'Two']);
     expect(s.holdsCopy()).toBe(false);
   });
 
@@ -99,16 +99,16 @@ describe('BatonSource while a server writes for the database', () => {
     value(await writer.baton.createIssue({ title: 'One' }));
     const opens = vi.spyOn(fileAccess, 'openFileStore');
     const s = source();
-    expect((await ready(s)).todo).toHaveLength(1);
+    expect((await ready(s)).ready).toHaveLength(1);
     expect(s.holdsCopy()).toBe(false);
     expect(opens).not.toHaveBeenCalled();
 
     await writer.close();
     opened.splice(opened.indexOf(writer), 1);
-    expect((await ready(s)).todo.map((i) => i.title).sort()).toEqual(['One']);
+    expect((await ready(s)).ready.map((i) => i.title).sort()).toEqual(['One']);
     expect(s.holdsCopy()).toBe(true);
     expect(opens).toHaveBeenCalledTimes(1);
     value(await value(await s.baton()).createIssue({ title: 'Two' }));
-    expect((await ready(s)).todo.map((i) => i.title).sort()).toEqual(['One', 'Two']);
+    expect((await ready(s)).ready.map((i) => i.title).sort()).toEqual(['One', 'Two']);
   });
 });

@@ -61,7 +61,6 @@ describe('BatonSource on the real store', () => {
     expect(snap.fences).toEqual({ 'BAT-1': 1 });
     expect(snap.doing.filter((i) => !i.held).map((i) => i.key)).toEqual(['BAT-2']);
     expect(snap.checkpointed).toEqual(['BAT-2']);
-    expect(snap.todo.map((i) => i.key)).toEqual(['BAT-3']);
     expect(snap.blocked.map((i) => [i.key, i.blockedBy])).toEqual([['BAT-3', ['BAT-1']]]);
     expect(snap.sessions).toEqual([]);
     expect(snap.leaseSeconds).toBe(1800);
@@ -99,7 +98,7 @@ function clocked() {
   const keys = async (options?: { full?: boolean }) => {
     const state = await s.load(options);
     if (state.kind !== 'ready') throw new Error(state.kind);
-    return { todo: state.snapshot.todo.map((i) => i.key), claims: state.snapshot.claims.map((c) => c.key) };
+    return { ready: state.snapshot.ready.map((i) => i.key), claims: state.snapshot.claims.map((c) => c.key) };
   };
   return { s, advance: (ms: number) => (now += ms), keys };
 }
@@ -109,20 +108,20 @@ describe('BatonSource while the store keeps changing', () => {
     const other = await agent('claude');
     await other.baton.createIssue({ title: 'One' });
     const { s, advance, keys } = clocked();
-    expect(await keys()).toEqual({ todo: ['BAT-1'], claims: [] });
+    expect(await keys()).toEqual({ ready: ['BAT-1'], claims: [] });
 
     await other.baton.createIssue({ title: 'Two' });
     expect((await other.baton.claimIssue({ key: 'BAT-1' })).ok).toBe(true);
     advance(400);
     // The claim shows at once; the list waits until it is due.
-    expect(await keys()).toEqual({ todo: ['BAT-1'], claims: ['BAT-1'] });
+    expect(await keys()).toEqual({ ready: ['BAT-1'], claims: ['BAT-1'] });
     const settled = await s.version();
     expect(settled).not.toMatch(/:lists$/);
 
     advance(350);
     const due = await s.version();
     expect(due).toBe(`${settled}:lists`);
-    expect(await keys()).toEqual({ todo: ['BAT-2'], claims: ['BAT-1'] });
+    expect(await keys()).toEqual({ ready: ['BAT-2'], claims: ['BAT-1'] });
     expect(await s.version()).toBe(settled);
   });
 
@@ -130,21 +129,21 @@ describe('BatonSource while the store keeps changing', () => {
     const other = await agent('claude');
     await other.baton.createIssue({ title: 'One' });
     const { s, advance, keys } = clocked();
-    expect(await keys()).toEqual({ todo: ['BAT-1'], claims: [] });
+    expect(await keys()).toEqual({ ready: ['BAT-1'], claims: [] });
 
     s.showLists(false);
     await other.baton.createIssue({ title: 'Two' });
     expect((await other.baton.claimIssue({ key: 'BAT-1' })).ok).toBe(true);
     advance(10_000);
     expect(await s.version()).not.toMatch(/:lists$/);
-    expect(await keys()).toEqual({ todo: ['BAT-1'], claims: ['BAT-1'] });
-    expect(await keys({ full: true })).toEqual({ todo: ['BAT-2'], claims: ['BAT-1'] });
+    expect(await keys()).toEqual({ ready: ['BAT-1'], claims: ['BAT-1'] });
+    expect(await keys({ full: true })).toEqual({ ready: ['BAT-2'], claims: ['BAT-1'] });
 
     s.showLists(true);
     await other.baton.createIssue({ title: 'Three' });
     advance(10_000);
     expect(await s.version()).toMatch(/:lists$/);
-    expect(await keys()).toEqual({ todo: ['BAT-3', 'BAT-2'], claims: ['BAT-1'] });
+    expect(await keys()).toEqual({ ready: ['BAT-2', 'BAT-3'], claims: ['BAT-1'] });
   });
 
   it('hands back the arrays of the lists a read found unchanged, so that the view keeps their rows', async () => {
@@ -155,8 +154,8 @@ describe('BatonSource while the store keeps changing', () => {
     await other.baton.createIssue({ title: 'Two' });
     const second = await s.load({ full: true });
     if (first.kind !== 'ready' || second.kind !== 'ready') throw new Error('not ready');
-    expect(second.snapshot.todo).not.toBe(first.snapshot.todo);
-    expect(second.snapshot.todo.map((i) => i.title).sort()).toEqual(['One', 'Two']);
+    expect(second.snapshot.ready).not.toBe(first.snapshot.ready);
+    expect(second.snapshot.ready.map((i) => i.title).sort()).toEqual(['One', 'Two']);
     expect(second.snapshot.done).toBe(first.snapshot.done);
     expect(second.snapshot.review).toBe(first.snapshot.review);
   });
@@ -169,7 +168,7 @@ describe('BatonSource while the store keeps changing', () => {
     await s.load();
     await other.baton.createIssue({ title: 'Two' });
     const state = await s.load({ full: true });
-    expect(state.kind === 'ready' && state.snapshot.todo.map((i) => i.key).sort()).toEqual(['BAT-1', 'BAT-2']);
+    expect(state.kind === 'ready' && state.snapshot.ready.map((i) => i.key).sort()).toEqual(['BAT-1', 'BAT-2']);
   });
 });
 
@@ -221,13 +220,13 @@ describe('BatonSource when the repository settings are broken', () => {
 });
 
 describe('BatonSource when the database fails under it', () => {
-  const todoTitles = (state: Awaited<ReturnType<BatonSource['load']>>) =>
-    state.kind === 'ready' ? state.snapshot.todo.map((i) => i.title) : state.kind;
+  const readyTitles = (state: Awaited<ReturnType<BatonSource['load']>>) =>
+    state.kind === 'ready' ? state.snapshot.ready.map((i) => i.title) : state.kind;
 
   it('closes a store that keeps failing and opens the database made anew in its place, for the view and the renewer', async () => {
     await (await agent('claude')).baton.createIssue({ title: 'Old issue' });
     const { s, advance } = clocked();
-    expect(todoTitles(await s.load())).toEqual(['Old issue']);
+    expect(readyTitles(await s.load())).toEqual(['Old issue']);
     rmSync(dirname(s.dbPath!), { recursive: true, force: true });
     await (await agent('claude')).baton.createIssue({ title: 'Brand new issue' });
 
@@ -238,7 +237,7 @@ describe('BatonSource when the database fails under it', () => {
     expect((await s.load()).kind).toBe('error');
 
     advance(4500);
-    expect(todoTitles(await s.load())).toEqual(['Brand new issue']);
+    expect(readyTitles(await s.load())).toEqual(['Brand new issue']);
     const renewing = await s.existing();
     if (!renewing?.ok) throw new Error('the renewer still finds no store');
     expect((await renewing.value.listClaims()).ok).toBe(true);
@@ -304,10 +303,10 @@ describe('BatonSource past the length of a list', () => {
     expect(state.snapshot.done[0].key).toBe(oldest);
   }, 60_000);
 
-  it('shows every blocked issue, with its unfinished blockers, however many issues are open, and marks the groups it cut', async () => {
+  it('names the unfinished blockers of blocked issues when the blockers are in none of the lists read, and marks the groups it cut', async () => {
     const other = await agent('claude');
-    const create = async (title: string) => {
-      const created = await other.baton.createIssue({ title });
+    const create = async (title: string, priority?: number) => {
+      const created = await other.baton.createIssue({ title, priority });
       if (!created.ok) throw new Error(created.error.message);
     };
     for (let n = 1; n <= 5; n++) await create(`Old issue ${n}`);
@@ -318,13 +317,13 @@ describe('BatonSource past the length of a list', () => {
     // BAT-5 is blocked only by an issue that finished: ready, not blocked.
     await relate('BAT-5', 'BAT-4');
     expect((await other.baton.updateIssue({ key: 'BAT-4', status: 'done' })).ok).toBe(true);
-    for (let n = 6; n <= LIST_LIMIT + 6; n++) await create(`Issue ${n}`);
+    // Issues of a higher priority fill Ready, so that BAT-1 is in no list read.
+    for (let n = 6; n <= LIST_LIMIT + 6; n++) await create(`Issue ${n}`, 0);
 
     const state = await source().load();
     if (state.kind !== 'ready') throw new Error(state.kind);
-    // The newest todo issues leave out the old ones.
-    expect(state.snapshot.todo.map((i) => i.key)).not.toContain('BAT-2');
     expect(state.snapshot.ready).toHaveLength(LIST_LIMIT);
+    expect(state.snapshot.ready.map((i) => i.key)).not.toContain('BAT-1');
     expect(state.snapshot.cut).toEqual(['ready']);
     expect(state.snapshot.blocked.map((i) => [i.key, i.blockedBy])).toEqual([
       ['BAT-3', ['BAT-1']],
@@ -336,6 +335,24 @@ describe('BatonSource past the length of a list', () => {
       ['ready', true],
       ['blocked', false],
       ['done', false],
+    ]);
+  }, 60_000);
+
+  it('shows the newest blocked issues, as many as any list, and says the store holds more', async () => {
+    const other = await agent('claude');
+    expect((await other.baton.createIssue({ title: 'The blocker' })).ok).toBe(true);
+    for (let n = 2; n <= LIST_LIMIT + 2; n++) expect((await other.baton.createIssue({ title: `Blocked ${n}`, blockedBy: ['BAT-1'] })).ok).toBe(true);
+
+    const state = await source().load();
+    if (state.kind !== 'ready') throw new Error(state.kind);
+    expect(state.snapshot.cut).toEqual(['blocked']);
+    expect(state.snapshot.blocked).toHaveLength(LIST_LIMIT);
+    expect(state.snapshot.blocked.map((i) => i.key)).not.toContain('BAT-2');
+    expect(state.snapshot.blocked.every((i) => i.blockedBy.length === 1 && i.blockedBy[0] === 'BAT-1')).toBe(true);
+    const tree = buildTree(state.snapshot, { now: Date.now(), warningSeconds: 300, renewer: 'vscode:test', isAlive: () => true });
+    expect(tree.map((g) => [g.id, g.children.length, g.more])).toEqual([
+      ['ready', 1, false],
+      ['blocked', LIST_LIMIT, true],
     ]);
   }, 60_000);
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildTree, type TreeContext } from '../../extension/model/buildTree.js';
+import { buildTree, type TreeContext, type TreeMemo } from '../../extension/model/buildTree.js';
 import type { ClaimNode, GroupNode, IssueNode } from '../../extension/model/treeNodes.js';
 import { ManualClock } from '../../shared/clock.js';
 import type { SessionRecord } from '../../shared/types.js';
@@ -24,7 +24,6 @@ describe('grouping', () => {
     claims: [claim('BAT-1', 600_000)],
     doing: [issue('BAT-1', { status: 'doing', held: true }), issue('BAT-2', { status: 'doing' })],
     ready: [issue('BAT-2', { status: 'doing' }), issue('BAT-3')],
-    todo: [issue('BAT-3'), issue('BAT-4', { blockedBy: ['BAT-3', 'BAT-9'] })],
     blocked: [issue('BAT-4', { blockedBy: ['BAT-3'] })],
     review: [issue('BAT-5', { status: 'review' })],
     done: [issue('BAT-9', { status: 'done' })],
@@ -55,7 +54,7 @@ describe('grouping', () => {
   });
 
   it('leaves out empty groups, and shows nothing at all without issues', () => {
-    expect(buildTree(snapshot({ todo: [issue('BAT-1')], ready: [issue('BAT-1')] }), ctx()).map((g) => g.id)).toEqual(['ready']);
+    expect(buildTree(snapshot({ ready: [issue('BAT-1')] }), ctx()).map((g) => g.id)).toEqual(['ready']);
     expect(buildTree(snapshot(), ctx())).toEqual([]);
   });
 
@@ -67,13 +66,13 @@ describe('grouping', () => {
   });
 
   it('marks the groups whose list the store had more of than were read, and no other', () => {
-    const cut = buildTree(snapshot({ ...snap, cut: ['ready', 'stuck'], stuck: [issue('BAT-7', { status: 'stuck' })] }), ctx());
+    const cut = buildTree(snapshot({ ...snap, cut: ['ready', 'stuck', 'blocked'], stuck: [issue('BAT-7', { status: 'stuck' })] }), ctx());
     expect(cut.map((g) => [g.id, g.more])).toEqual([
       ['attention', true],
       ['claimed', false],
       ['doing', false],
       ['ready', true],
-      ['blocked', false],
+      ['blocked', true],
       ['review', false],
       ['done', false],
     ]);
@@ -85,10 +84,26 @@ describe('grouping', () => {
   });
 });
 
+describe('rows kept between builds', () => {
+  it('builds again only the groups whose lists changed', () => {
+    const memo: TreeMemo = new Map();
+    const before = snapshot({ ready: [issue('BAT-3')], blocked: [issue('BAT-4', { blockedBy: ['BAT-3'] })], doing: [issue('BAT-2', { status: 'doing' })] });
+    const first = buildTree(before, ctx(), memo);
+    const next = buildTree({ ...before, ready: [issue('BAT-5')], claims: [claim('BAT-1', 600_000)] }, ctx(), memo);
+    expect(group(next, 'blocked')!.children).toBe(group(first, 'blocked')!.children);
+    expect(group(next, 'doing')!.children).toBe(group(first, 'doing')!.children);
+    expect(keys(group(next, 'ready'))).toEqual(['BAT-5']);
+    // A checkpoint found on an unheld issue changes Doing alone.
+    const resumed = buildTree({ ...before, checkpointed: ['BAT-2'] }, ctx(), memo);
+    expect(group(resumed, 'doing')!.children[0]).toMatchObject({ key: 'BAT-2', resumed: true });
+    expect(group(resumed, 'blocked')!.children).toBe(group(first, 'blocked')!.children);
+  });
+});
+
 describe('order', () => {
   it('keeps Ready in the dispatch order the store gave', () => {
     const ready = [issue('BAT-7', { priority: 0 }), issue('BAT-2'), issue('BAT-5')];
-    expect(keys(group(buildTree(snapshot({ ready, todo: ready }), ctx()), 'ready'))).toEqual(['BAT-7', 'BAT-2', 'BAT-5']);
+    expect(keys(group(buildTree(snapshot({ ready }), ctx()), 'ready'))).toEqual(['BAT-7', 'BAT-2', 'BAT-5']);
   });
 
   it('orders claims by nearest expiry', () => {
@@ -116,7 +131,7 @@ describe('order', () => {
 
   it('shows an effective priority raised by what the issue blocks', () => {
     const ready = [issue('BAT-1', { priority: 3, effectivePriority: 0, labels: ['parser'] })];
-    expect(group(buildTree(snapshot({ ready, todo: ready }), ctx()), 'ready')!.children[0]!.description).toBe('P3 → P0 · parser');
+    expect(group(buildTree(snapshot({ ready }), ctx()), 'ready')!.children[0]!.description).toBe('P3 → P0 · parser');
   });
 });
 

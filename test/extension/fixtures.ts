@@ -47,5 +47,5 @@ export function session(id: string, over: Partial<SessionRecord> = {}): SessionR
 }
 
 export function snapshot(over: Partial<BatonSnapshot> = {}): BatonSnapshot {
-  return { leaseSeconds: 1800, idleSeconds: 3600, claims: [], fences: {}, sessions: [], ready: [], todo: [], doing: [], review: [], blocked: [], done: [], stuck: [], checkpointed: [], cut: [], ...over };
+  return { leaseSeconds: 1800, idleSeconds: 3600, claims: [], fences: {}, sessions: [], ready: [], doing: [], review: [], blocked: [], done: [], stuck: [], checkpointed: [], cut: [], ...over };
 }
