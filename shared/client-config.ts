@@ -64,10 +64,16 @@ export const SERVERS_KEY: Readonly<Record<ClientConfigFile, string>> = { '.mcp.j
  * what and where.
  */
 export function parseJsonc(text: string): unknown {
+  const { value, error } = readJsonc(text);
+  if (error !== undefined) throw new Error(error);
+  return value;
+}
+
+/** `parseJsonc` without the throw: the value, or what is wrong and where. */
+function readJsonc(text: string): { value: unknown; error?: string } {
   const errors: ParseError[] = [];
   const value: unknown = parse(text, errors, { allowTrailingComma: true });
-  if (errors.length > 0) throw new Error(`${printParseErrorCode(errors[0].error)} at offset ${errors[0].offset}`);
-  return value;
+  return errors.length > 0 ? { value, error: `${printParseErrorCode(errors[0].error)} at offset ${errors[0].offset}` } : { value };
 }
 
 /** What `writeClientConfig` would write: each file's new text, or null when it is up to date. */
@@ -185,7 +191,8 @@ function parseConfig(path: string, text: string): Record<string, unknown> {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    if (readsAsJsonc(text)) {
+    // Valid once comments and trailing commas are allowed: a JSONC file, not a broken one.
+    if (readJsonc(text).error === undefined) {
       throw new ClientConfigError(
         path,
         'has comments or trailing commas, which rewriting it would lose. Add the "baton" entry by hand, or remove them and try again.',
@@ -227,16 +234,6 @@ function exactValue(decimal: string): string {
   if (digits === '') return '0';
   const significant = digits.replace(/0+$/, '');
   return `${sign}${significant}e${Number(exponent) - fraction.length + (digits.length - significant.length)}`;
-}
-
-/** Whether a text that is not JSON is valid once comments and trailing commas are allowed. */
-function readsAsJsonc(text: string): boolean {
-  try {
-    parseJsonc(text);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function writeAtomically(path: string, text: string): void {
