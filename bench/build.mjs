@@ -16,6 +16,7 @@ await build({
     guard: 'bench/guard.ts',
     retention: 'bench/retention.ts',
     'hook-latency': 'bench/hook-latency.ts',
+    'call-cost': 'bench/call-cost.ts',
   },
   outdir,
   external: ['better-sqlite3', 'pg-native', 'playwright-core'],
