@@ -1,50 +1,62 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SERVER_ENV } from '../shared/client-config.js';
+import { WriteRoute } from '../shared/forwarding/write-route.js';
 import { processCpuMs, round, summarize } from './stats.js';
 import { StdioClient } from './stdio-client.js';
 
 /*
- * `node dist/bench/call-cost.js [--builds a=dist/cli.js,b=...] [--calls 2000] [--rounds 2] [--pause ms]`
- * (after `npm run build && node bench/build.mjs`): what one tool call costs each process
- * it passes through. The saturation runs give the CPU of all servers together; this says
- * which of them spends it, so that a change can be weighed where it acts.
+ * `node dist/bench/call-cost.js [--builds a=dist/cli.js,b=...] [--calls 2000] [--rounds 2]
+ * [--pause ms] [--issues 500]` (after `npm run build && node bench/build.mjs`): what one
+ * tool call costs each process it passes through. The saturation runs give the CPU of
+ * all servers together; this says which of them spends it, so that a change can be
+ * weighed where it acts.
  *
  * Three servers on a new database, started one after another as agents start them: the
- * first becomes the writer and creates the issues (`--issues`, through its own tools, so
- * that builds of other schema versions compare too), the second becomes its standby (it
- * keeps a copy), the third a thin server that sends its calls on. One agent calls the thin server back to back
- * (after a warm-up, so that V8 has optimised the code); the CPU of each process over the
- * calls (user and system, from /proc) is divided by their number. The agent is this
- * process, a bare JSON-RPC client. Measured: a read (get_issue), a renewal (heartbeat)
- * and the saturation runs' cycle (next_issue, heartbeat, checkpoint, done, reopen) as one
- * call. Builds take turns round by round, each on a database of its own. What a call
- * costs hardly depends on the size of the database; its memory does (see --only pace).
+ * first becomes the writer and creates the issues (through its own tools, so that builds
+ * of other schema versions compare too), the second becomes its standby and keeps a copy,
+ * the third is a thin server that sends its calls on. One agent, this process as a bare
+ * JSON-RPC client, calls the thin server back to back, or with `--pause` before each call
+ * as agents at a human pace do, after a fifth as many calls unmeasured. The CPU of each
+ * process over the calls (user and system, from /proc, in 10 ms ticks) is divided by
+ * their number, and the agent's wait for each call is timed. Measured: a read
+ * (get_issue), a renewal (heartbeat) and the saturation runs' cycle (next_issue,
+ * heartbeat, checkpoint, done, reopen) as one call. Builds take turns round by round,
+ * each on a database of its own. What a call costs hardly depends on the size of the
+ * database; a server's memory does (`--only pace`).
  */
 
-const { values } = parseArgs({
-  options: {
-    builds: { type: 'string', default: `this=${resolve(__dirname, '..', 'cli.js')}` },
-    issues: { type: 'string', default: '500' },
-    calls: { type: 'string', default: '2000' },
-    rounds: { type: 'string', default: '2' },
-    pause: { type: 'string', default: '0' },
-  },
-});
-const BUILDS = values.builds.split(',').map((entry) => {
-  const [label, cli] = entry.split('=');
-  if (!label || !cli) throw new Error(`--builds takes label=path pairs, not "${entry}"`);
-  return { label, cli: resolve(cli) };
-});
-const ISSUES = Number(values.issues);
-const CALLS = Number(values.calls);
-const ROUNDS = Number(values.rounds);
-const PAUSE_MS = Number(values.pause);
-for (const [name, n] of Object.entries({ issues: ISSUES, calls: CALLS, rounds: ROUNDS, pause: PAUSE_MS + 1 })) {
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--${name} must be a whole number of at least ${name === 'pause' ? 0 : 1}`);
+/** The command line, checked: bad input stops the run with one line saying why. */
+function readOptions() {
+  try {
+    const { values } = parseArgs({
+      options: {
+        builds: { type: 'string', default: `this=${resolve(__dirname, '..', 'cli.js')}` },
+        issues: { type: 'string', default: '500' },
+        calls: { type: 'string', default: '2000' },
+        rounds: { type: 'string', default: '2' },
+        pause: { type: 'string', default: '0' },
+      },
+    });
+    const wholeNumber = (name: 'issues' | 'calls' | 'rounds' | 'pause', min: number): number => {
+      const n = Number(values[name]);
+      if (!Number.isSafeInteger(n) || n < min) throw new Error(`--${name} must be a whole number of at least ${min}, not "${values[name]}"`);
+      return n;
+    };
+    const builds = values.builds.split(',').map((entry) => {
+      const at = entry.indexOf('=');
+      if (at < 1 || at === entry.length - 1) throw new Error(`--builds takes label=path pairs, not "${entry}"`);
+      return { label: entry.slice(0, at), cli: resolve(entry.slice(at + 1)) };
+    });
+    return { builds, issues: wholeNumber('issues', 1), calls: wholeNumber('calls', 1), rounds: wholeNumber('rounds', 1), pauseMs: wholeNumber('pause', 0) };
+  } catch (error) {
+    process.stderr.write(`call-cost: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(2);
+  }
 }
+const { builds: BUILDS, issues: ISSUES, calls: CALLS, rounds: ROUNDS, pauseMs: PAUSE_MS } = readOptions();
 
 /** How long the second server takes to offer itself as the standby and load its copy (standby.ts waits 1 s). */
 const STANDBY_SETTLES_MS = 2500;
@@ -127,6 +139,9 @@ async function runRound(cli: string, dir: string): Promise<Record<string, Measur
     for (let i = 1; i <= ISSUES; i++) await tool(writer, 'create_issue', { title: `Issue ${i}` });
     await start('standby');
     await sleep(STANDBY_SETTLES_MS);
+    const socket = WriteRoute.socketFor(db);
+    const standby = socket === undefined ? undefined : WriteRoute.standbyFor(socket);
+    if (standby === undefined || !existsSync(standby)) throw new Error(`the second server was not the standby ${STANDBY_SETTLES_MS} ms after its first call`);
     const agent = await start('thin');
     const { issue, lease } = await tool(agent, 'next_issue', {});
     const held = { key: issue.key as string, claimToken: lease.claimToken as string };
