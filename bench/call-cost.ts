@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SERVER_ENV } from '../shared/client-config.js';
 import { WriteRoute } from '../shared/forwarding/write-route.js';
+import { parseBuilds } from './builds.js';
 import { processCpuMs, round, summarize } from './stats.js';
 import { StdioClient } from './stdio-client.js';
 
@@ -45,11 +46,8 @@ function readOptions() {
       if (!Number.isSafeInteger(n) || n < min) throw new Error(`--${name} must be a whole number of at least ${min}, not "${values[name]}"`);
       return n;
     };
-    const builds = values.builds.split(',').map((entry) => {
-      const at = entry.indexOf('=');
-      if (at < 1 || at === entry.length - 1) throw new Error(`--builds takes label=path pairs, not "${entry}"`);
-      return { label: entry.slice(0, at), cli: resolve(entry.slice(at + 1)) };
-    });
+    const builds = parseBuilds(values.builds);
+    if (!builds) throw new Error(`--builds takes label=path pairs, separated by commas, not "${values.builds}"`);
     return { builds, issues: wholeNumber('issues', 1), calls: wholeNumber('calls', 1), rounds: wholeNumber('rounds', 1), pauseMs: wholeNumber('pause', 0) };
   } catch (error) {
     process.stderr.write(`call-cost: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -159,7 +157,7 @@ async function main(): Promise<void> {
   try {
     const results = new Map<string, Measured[]>();
     for (let r = 1; r <= ROUNDS; r++) {
-      for (const { label, cli } of BUILDS) {
+      for (const { label, path: cli } of BUILDS) {
         const runDir = join(dir, `${label}-${r}`);
         mkdirSync(runDir);
         process.stderr.write(`round ${r}: ${label}\n`);

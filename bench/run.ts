@@ -4,6 +4,7 @@ import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { POLL_MS } from '../extension/constants.js';
+import { parseBuilds } from './builds.js';
 import { buildDataset, copyForRun, type Dataset } from './dataset.js';
 import { measureFloor, measureWake } from './floor.js';
 import { AgentSet, type SetConfig } from './load-run.js';
@@ -125,11 +126,7 @@ function readOptions() {
   const pace = values.only === 'pace';
   const editor = values.only === 'extension';
   const pairs = (name: string, text: string | undefined) =>
-    text?.split(',').map((pair) => {
-      const [label, path] = pair.split('=');
-      if (!label || !path) usageError(`--${name}: label=path pairs, separated by commas`);
-      return { label, path: resolve(path) };
-    });
+    text === undefined ? undefined : (parseBuilds(text) ?? usageError(`--${name}: label=path pairs, separated by commas`));
   return {
     pace,
     editor,
